@@ -1,0 +1,274 @@
+"""A game of a SEQUENCE board edition with every card known: deck, hands, discard piles.
+
+This is the full-information game that computer players, the demo and replays of fully
+recorded games run on. Its methods read like the rule book: :meth:`Game.push` plays one
+move, :meth:`Game.legal_moves` lists them, :meth:`Game.dead_cards` names the dead ones.
+The referee of a physical game, which cannot see hands, is :class:`engine.referee.Referee`.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from .board import EMPTY, Board
+from .editions import Edition, Options, get_edition
+from .errors import EngineError, IllegalMoveError
+from .layout import Layout
+from .moves import Move
+
+
+@lru_cache(maxsize=16)
+def builtin_layout(edition_name: str) -> Layout:
+    """The edition's shipped layout, loaded and validated once per process."""
+    return get_edition(edition_name).load_layout()
+
+
+class Game:
+    """One game: ``edition``, players seated ``0..n-1``, player ``p`` on team ``p % n_teams``.
+
+    The deck is a list whose last element is the top card. ``rng`` (a seeded
+    ``random.Random``) shuffles the deck and every reshuffle; nothing else is random.
+    """
+
+    def __init__(self, edition: Edition | str = "classic", n_players: int = 2,
+                 n_teams: int | None = None, options: Options | None = None,
+                 rng: random.Random | None = None, deck: list[str] | None = None,
+                 layout: Layout | None = None, first_player: int = 0) -> None:
+        self.edition = get_edition(edition) if isinstance(edition, str) else edition
+        self.options = options or Options()
+        self.options.validate()
+        if n_teams is None:
+            n_teams = self.edition.teams_for(n_players)
+        elif n_players not in self.edition.player_counts or n_teams not in self.edition.valid_teams(n_players):
+            raise EngineError(f"{self.edition.title}: {n_players} players cannot form {n_teams} teams")
+        self.n_players = n_players
+        self.n_teams = n_teams
+        self.layout = layout or builtin_layout(self.edition.name)
+        self.board = Board(self.layout, self.edition.sequence_length, n_teams,
+                           self.options.max_shared_spaces)
+        self.to_win = self.options.sequences_to_win or self.edition.sequences_to_win(n_teams)
+        self.rng = rng or random.Random(0)
+        if deck is None:
+            deck = self.edition.deck()
+            self.rng.shuffle(deck)
+        elif sorted(deck) != sorted(self.edition.deck()):
+            raise EngineError("the deck given is not this edition's deck")
+        self.initial_deck = list(deck)
+        self.deck = list(deck)
+        self.hands: list[list[str]] = [[] for _ in range(n_players)]
+        self.discards: list[list[str]] = [[] for _ in range(n_players)]
+        self.first_player = first_player % n_players
+        for _ in range(self.edition.hand_size(n_players)):
+            for i in range(n_players):
+                self.hands[(self.first_player + i) % n_players].append(self.deck.pop())
+        self.current = self.first_player
+        self.turn = 0
+        self.dead_traded = False
+        self.winner: int | None = None
+        self.over = False
+        self.end_reason = ""
+        self.passes = 0
+        self.reshuffles = 0
+        self.history: list[tuple[int, Move]] = []
+        self._wild = self.edition.wild_cards
+        self._remove = self.edition.remove_cards
+        self._spaces_of = self.layout.spaces_of
+        self._symbols = self.layout.symbols
+
+    # --- reading the position -------------------------------------------------------------
+    @property
+    def team(self) -> int:
+        """The team to move."""
+        return self.current % self.n_teams
+
+    def team_of(self, player: int) -> int:
+        return player % self.n_teams
+
+    def is_dead(self, card: str) -> bool:
+        """A card is dead when every space showing it is covered."""
+        spaces = self._spaces_of.get(card)
+        if not spaces:
+            return False
+        cells = self.board.cells
+        for s in spaces:
+            if cells[s] == EMPTY:
+                return False
+        return True
+
+    def dead_cards(self) -> set[str]:
+        """Every board symbol that is dead on the current board (visible to everyone)."""
+        cells = self.board.cells
+        return {c for c, sp in self._spaces_of.items() if all(cells[s] != EMPTY for s in sp)}
+
+    def targets(self, card: str, team: int | None = None) -> list[int]:
+        """Spaces ``card`` could be played on now (placement or removal) by ``team``."""
+        team = self.team if team is None else team
+        cells = self.board.cells
+        if card in self._wild:
+            return [i for i, c in enumerate(cells) if c == EMPTY]
+        if card in self._remove:
+            own = team + 1
+            advanced = self.options.advanced
+            return [i for i, c in enumerate(cells)
+                    if c > 0 and c != own and (advanced or not self.board.is_locked(i))]
+        return [s for s in self._spaces_of.get(card, ()) if cells[s] == EMPTY]
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the player to move (a pass only when nothing else is legal)."""
+        if self.over:
+            return []
+        hand = self.hands[self.current]
+        moves: list[Move] = []
+        seen = set()
+        for card in hand:
+            if card in seen:
+                continue
+            seen.add(card)
+            kind = "remove" if card in self._remove else "place"
+            moves.extend(Move(kind, card, s) for s in self.targets(card))
+            if not self.dead_traded and card not in self._wild and card not in self._remove \
+                    and self.is_dead(card):
+                moves.append(Move("dead", card))
+        if not any(m.action in ("place", "remove") for m in moves):
+            moves = [m for m in moves if m.action == "dead"] + [Move("pass")]
+        return moves
+
+    def has_play(self) -> bool:
+        """Whether the player to move can place or remove a chip with some card in hand."""
+        team = self.team
+        for card in self.hands[self.current]:
+            if card in self._wild:
+                if EMPTY in self.board.cells:
+                    return True
+            elif card in self._remove:
+                if self.targets(card, team):
+                    return True
+            elif not self.is_dead(card):
+                return True
+        return False
+
+    # --- playing --------------------------------------------------------------------------
+    def check(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` with the reason if ``move`` is not legal now."""
+        if self.over:
+            raise IllegalMoveError("the game is over")
+        hand = self.hands[self.current]
+        a, card, s = move.action, move.card, move.space
+        if a == "pass":
+            if self.has_play():
+                raise IllegalMoveError("a pass is allowed only with no card to play")
+            return
+        if card not in hand:
+            raise IllegalMoveError(f"{card} is not in player {self.current + 1}'s hand")
+        if a == "dead":
+            if self.dead_traded:
+                raise IllegalMoveError("only one dead card may be traded each turn")
+            if card in self._wild or card in self._remove or not self.is_dead(card):
+                raise IllegalMoveError(f"{card} is not a dead card")
+            return
+        if s is None or not 0 <= s < self.layout.size:
+            raise IllegalMoveError("the move needs a space on the board")
+        cell = self.board.cells[s]
+        where = self.layout.space_name(s)
+        if a == "place":
+            if card in self._remove:
+                raise IllegalMoveError(f"{card} removes a chip; it cannot place one")
+            if s in self.layout.free:
+                raise IllegalMoveError(f"{where} is a free corner: no chip may go there")
+            if cell != EMPTY:
+                raise IllegalMoveError(f"{where} is already covered")
+            if card not in self._wild and self._symbols[s] != card:
+                raise IllegalMoveError(f"{card} does not match {where} ({self._symbols[s]})")
+            return
+        if a == "remove":
+            if card not in self._remove:
+                raise IllegalMoveError(f"{card} cannot remove a chip")
+            if cell <= 0:
+                raise IllegalMoveError(f"there is no chip on {where}")
+            if cell - 1 == self.team:
+                raise IllegalMoveError(f"the chip on {where} is your own team's")
+            if not self.options.advanced and self.board.is_locked(s):
+                raise IllegalMoveError(f"the chip on {where} is part of a completed sequence")
+            return
+        raise IllegalMoveError(f"unknown action {a!r}")
+
+    def push(self, move: Move, draw: bool = True) -> int:
+        """Play ``move`` for the player to move; return the sequences it completed.
+
+        ``draw=False`` records a lost draw (the player forgot to draw in time).
+        """
+        self.check(move)
+        p = self.current
+        a = move.action
+        self.history.append((p, move))
+        if a == "dead":
+            self.hands[p].remove(move.card)
+            self.discards[p].append(move.card)
+            self._draw(p)
+            self.dead_traded = True
+            return 0
+        gained = 0
+        if a == "pass":
+            self.passes += 1
+            if self.passes >= self.n_players:
+                self.over = True
+                self.end_reason = "no player can play"
+        else:
+            self.passes = 0
+            self.hands[p].remove(move.card)
+            self.discards[p].append(move.card)
+            team = p % self.n_teams
+            if a == "place":
+                gained = self.board.place(move.space, team)
+                if self.board.counts[team] >= self.to_win:
+                    self.winner = team
+                    self.over = True
+                    self.end_reason = "sequences completed"
+            else:
+                self.board.remove(move.space)
+            if draw and not self.over:
+                self._draw(p)
+        self.current = (p + 1) % self.n_players
+        self.turn += 1
+        self.dead_traded = False
+        return gained
+
+    def _draw(self, p: int) -> None:
+        if not self.deck:
+            pool = [c for pile in self.discards for c in pile]
+            if not pool:
+                return
+            for pile in self.discards:
+                pile.clear()
+            self.rng.shuffle(pool)
+            self.deck = pool
+            self.reshuffles += 1
+        self.hands[p].append(self.deck.pop())
+
+    def table_talk(self, team: int, discards: dict[int, str]) -> None:
+        """Table-talk penalty: every member of ``team`` discards the card named for them."""
+        if not self.options.table_talk_penalty:
+            raise IllegalMoveError("the table-talk penalty is not in use in this game")
+        members = [p for p in range(self.n_players) if p % self.n_teams == team]
+        for p in members:
+            card = discards.get(p)
+            if card is None:
+                if self.hands[p]:
+                    raise IllegalMoveError(f"player {p + 1} must name a card to discard")
+                continue
+            if card not in self.hands[p]:
+                raise IllegalMoveError(f"{card} is not in player {p + 1}'s hand")
+        for p in members:
+            card = discards.get(p)
+            if card is not None:
+                self.hands[p].remove(card)
+                self.discards[p].append(card)
+
+    def result_text(self) -> str:
+        if not self.over:
+            return "game in progress"
+        if self.winner is None:
+            return f"drawn: {self.end_reason}"
+        return f"team {self.winner + 1} ({self.edition.colours[self.winner]}) wins with " \
+               f"{self.board.counts[self.winner]} sequence(s)"

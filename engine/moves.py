@@ -1,0 +1,164 @@
+"""Moves and verdicts: small value types that print to and parse from their record text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import RecordError
+from .layout import parse_space, space_name
+
+ACTIONS = ("place", "remove", "dead", "pass")
+
+
+@dataclass(frozen=True)
+class Move:
+    """One action of a turn.
+
+    ``place``: play ``card`` and put a chip on ``space``; ``remove``: play a chip-removing card
+    and take the chip off ``space``; ``dead``: trade the dead ``card`` for a new one (before
+    playing, at most once a turn); ``pass``: no legal play at all. ``card`` is None when a
+    referee saw the chip but not the card.
+    """
+
+    action: str
+    card: str | None = None
+    space: int | None = None
+
+    def text(self, cols: int = 10) -> str:
+        parts = [self.action]
+        if self.card is not None:
+            parts.append(self.card)
+        elif self.action in ("place", "remove"):
+            parts.append("?")
+        if self.space is not None:
+            parts.append(space_name(self.space, cols))
+        return " ".join(parts)
+
+    __str__ = text
+
+    @classmethod
+    def parse(cls, text: str, rows: int = 10, cols: int = 10) -> "Move":
+        """``"place 5H c4"``, ``"remove JS d7"``, ``"dead 5H"``, ``"pass"``; ``?`` for an unknown card."""
+        parts = text.split()
+        if not parts or parts[0] not in ACTIONS:
+            raise RecordError(f"not a move: {text!r} (expected place, remove, dead or pass)")
+        action = parts[0]
+        want = {"place": 3, "remove": 3, "dead": 2, "pass": 1}[action]
+        if len(parts) != want:
+            raise RecordError(f"move {text!r}: {action} takes {want - 1} argument(s)")
+        card = None if want < 2 or parts[1] == "?" else parts[1]
+        space = None
+        if want == 3:
+            try:
+                space = parse_space(parts[2], rows, cols)
+            except ValueError as exc:
+                raise RecordError(f"move {text!r}: {exc}") from None
+        return cls(action, card, space)
+
+    def to_json(self, cols: int = 10) -> dict:
+        d: dict = {"action": self.action, "card": self.card}
+        if self.space is not None:
+            d["space"] = space_name(self.space, cols)
+        return d
+
+    @classmethod
+    def from_json(cls, obj: dict, rows: int = 10, cols: int = 10) -> "Move":
+        try:
+            action = obj["action"]
+            card = obj.get("card")
+            sp = obj.get("space")
+        except (KeyError, TypeError, AttributeError):
+            raise RecordError("a move needs an 'action'") from None
+        if action not in ACTIONS:
+            raise RecordError(f"unknown action {action!r}")
+        if card is not None and not isinstance(card, str):
+            raise RecordError(f"card must be a string, got {card!r}")
+        space = None
+        if action in ("place", "remove"):
+            if not isinstance(sp, str):
+                raise RecordError(f"a {action} needs a 'space' like \"c4\"")
+            try:
+                space = parse_space(sp, rows, cols)
+            except ValueError as exc:
+                raise RecordError(str(exc)) from None
+        elif action == "dead" and not isinstance(card, str):
+            raise RecordError("a dead-card trade needs its 'card'")
+        return cls(action, card, space)
+
+
+#: Violation rules a referee names, with the words shown to players.
+RULES = {
+    "wrong_colour": "a chip of a colour not in this game",
+    "out_of_turn": "a chip of a team whose turn it is not",
+    "two_chips": "more than one chip placed in one turn",
+    "free_corner": "a chip on a free corner",
+    "sequence_chip_removed": "a chip of a completed sequence removed",
+    "own_chip_removed": "a team removed its own chip",
+    "chip_moved": "a chip moved from one space to another",
+    "back_on_cleared": "a chip put back on the space just cleared",
+    "no_card_left": "no card left could explain this placement",
+    "no_remover_left": "no chip-removing card left could explain this removal",
+    "chip_replaced": "a chip was swapped for one of another colour",
+    "several_changes": "several chips changed at once",
+    "game_over": "the game is already over",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's answer to one stable observation of the board.
+
+    ``kind`` is ``no_change``, ``placement``, ``removal``, ``takeback`` or ``violation``.
+    A legal move carries the team and player who made it, the space, the cards that could
+    explain it, the sequences it completed and the winner if it won. A violation names its
+    ``rule`` (a key of :data:`RULES`) and the ``spaces`` at fault.
+    """
+
+    kind: str
+    spaces: tuple[int, ...] = ()
+    team: int | None = None
+    player: int | None = None
+    cards: tuple[str, ...] = ()
+    rule: str | None = None
+    new_sequences: int = 0
+    winner: int | None = None
+    message: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def is_move(self) -> bool:
+        return self.kind in ("placement", "removal")
+
+    def to_json(self, cols: int = 10) -> dict:
+        d: dict = {"kind": self.kind, "spaces": [space_name(s, cols) for s in self.spaces]}
+        for key in ("team", "player", "rule", "winner"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        if self.cards:
+            d["cards"] = list(self.cards)
+        if self.new_sequences:
+            d["new_sequences"] = self.new_sequences
+        d["text"] = self.message
+        return d
+
+    @classmethod
+    def from_json(cls, obj: dict, rows: int = 10, cols: int = 10) -> "Verdict":
+        try:
+            kind = obj["kind"]
+            spaces = tuple(parse_space(s, rows, cols) for s in obj.get("spaces", []))
+            return cls(kind=kind, spaces=spaces, team=obj.get("team"), player=obj.get("player"),
+                       cards=tuple(obj.get("cards", ())), rule=obj.get("rule"),
+                       new_sequences=int(obj.get("new_sequences", 0)), winner=obj.get("winner"),
+                       message=str(obj.get("text", "")))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"malformed verdict: {exc}") from None
+
+    def same_as(self, other: "Verdict") -> bool:
+        """Equal in everything but the words."""
+        return (self.kind, self.spaces, self.team, self.player, self.cards, self.rule,
+                self.new_sequences, self.winner) == (
+            other.kind, other.spaces, other.team, other.player, other.cards, other.rule,
+            other.new_sequences, other.winner)
+
+    def __str__(self) -> str:
+        return self.message or self.kind

@@ -1,0 +1,296 @@
+"""The referee of a physical game: turns a new stable observation into one verdict.
+
+It knows what everybody at the table knows: the board, whose turn it is, and the public
+record of cards played (each placement needs its card or a wild; each removal a removing
+card). It does not see hands. Given a stable :class:`Observation`, :meth:`Referee.observe`
+compares it with the board it expects and answers with exactly one :class:`Verdict`:
+no change, a legal placement or removal by the team to move (applied), a takeback to the
+position before the last move (undone), or a violation naming the spaces and the rule
+(nothing applied: the board must be put right). Unknown spaces are ignored entirely.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .board import EMPTY, FREE, Board
+from .editions import Edition, Options, get_edition
+from .errors import EngineError
+from .game import builtin_layout
+from .layout import Layout
+from .moves import RULES, Move, Verdict
+from .observation import Observation, SpaceState
+
+COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red"}
+
+
+class Referee:
+    """Public-information state of a physical game, and the judge of observed changes."""
+
+    def __init__(self, edition: Edition | str = "classic", n_players: int = 2,
+                 n_teams: int | None = None, options: Options | None = None,
+                 layout: Layout | None = None, colours: tuple[str, ...] | None = None,
+                 first_player: int = 0) -> None:
+        self.edition = get_edition(edition) if isinstance(edition, str) else edition
+        self.options = options or Options()
+        self.options.validate()
+        self.n_players = n_players
+        self.n_teams = n_teams or self.edition.teams_for(n_players)
+        if self.n_teams not in self.edition.valid_teams(n_players):
+            raise EngineError(f"{self.edition.title}: {n_players} players cannot form {self.n_teams} teams")
+        self.layout = layout or builtin_layout(self.edition.name)
+        self.colours = tuple(colours or self.edition.colours[:self.n_teams])
+        if len(self.colours) != self.n_teams or len(set(self.colours)) != self.n_teams \
+                or any(c not in COLOUR_NAMES for c in self.colours):
+            raise EngineError(f"team colours {self.colours!r}: need {self.n_teams} different of B, G, R")
+        self.board = Board(self.layout, self.edition.sequence_length, self.n_teams,
+                           self.options.max_shared_spaces)
+        self.to_win = self.options.sequences_to_win or self.edition.sequences_to_win(self.n_teams)
+        self.current = first_player % n_players
+        self.winner: int | None = None
+        self.over = False
+        self.last_cleared: int | None = None
+        self.moves: list[tuple[int, Move]] = []
+        self._undo: list[tuple] = []
+        deck = self.edition.deck()
+        self._copies = Counter(deck)
+        self._wild = self.edition.wild_cards
+        self._remove = self.edition.remove_cards
+        self._n_wild = sum(self._copies[c] for c in self._wild)
+        self._n_remove = sum(self._copies[c] for c in self._remove)
+        self._deck_left = len(deck) - self.edition.hand_size(n_players) * n_players
+        self._played: Counter = Counter()   # symbols placed since the last reshuffle
+        self._removals = 0                  # removals since the last reshuffle
+        self._since_shuffle = 0             # cards onto discard piles since the last reshuffle
+
+    # --- what the referee expects -----------------------------------------------------------
+    @property
+    def team(self) -> int:
+        return self.current % self.n_teams
+
+    def colour_name(self, team: int) -> str:
+        return COLOUR_NAMES[self.colours[team]]
+
+    def expected(self) -> Observation:
+        """The observation a perfect sensor would give now (sequence chips in their colour)."""
+        states = []
+        for c in self.board.cells:
+            if c > 0:
+                states.append(SpaceState(self.colours[c - 1]))
+            else:
+                states.append(SpaceState.EMPTY)
+        return Observation(self.layout.rows, self.layout.cols, tuple(states))
+
+    def dead_cards(self) -> set[str]:
+        cells = self.board.cells
+        return {c for c, sp in self.layout.spaces_of.items() if all(cells[s] != EMPTY for s in sp)}
+
+    def explaining_cards(self, space: int) -> tuple[str, ...]:
+        """Cards that could explain a placement on ``space``: its own card, then any wild."""
+        sym = self.layout.symbols[space]
+        return tuple([sym] if sym in self._copies else []) + tuple(sorted(self._wild))
+
+    def _supply_ok(self, symbol: str) -> bool:
+        """Whether some card left could still explain one more placement on ``symbol``."""
+        played = self._played.copy()
+        played[symbol] += 1
+        wild_needed = sum(max(0, n - self._copies.get(s, 0)) for s, n in played.items())
+        return wild_needed <= self._n_wild
+
+    # --- judging ----------------------------------------------------------------------------
+    def observe(self, obs: Observation) -> Verdict:
+        """Judge one stable observation; apply it when it is a legal move or a takeback."""
+        if (obs.rows, obs.cols) != (self.layout.rows, self.layout.cols):
+            raise EngineError(f"observation is {obs.rows} x {obs.cols}, board is "
+                              f"{self.layout.rows} x {self.layout.cols}")
+        added, removed, changed = self._diff(obs, self.board.cells)
+        if not (added or removed or changed):
+            return Verdict("no_change", message="no change")
+        if self._undo and self._matches(obs, self._undo[-1][0]):
+            return self._takeback()
+        if self.over:
+            return self._violation("game_over", added + removed + changed)
+        if changed:
+            if len(changed) == 1 and not added and not removed:
+                # Removed and replaced within one turn: by the mover it is a chip put back
+                # on the space its removing card just cleared.
+                if obs[changed[0]].value == self.colours[self.team]:
+                    return self._violation("back_on_cleared", changed)
+                return self._violation("chip_replaced", changed)
+            return self._violation("several_changes", sorted(added + removed + changed))
+        free_hit = [s for s in added if s in self.layout.free]
+        if free_hit:
+            return self._violation("free_corner", free_hit)
+        if len(added) >= 2:
+            return self._violation("two_chips", added)
+        if len(added) == 1 and len(removed) == 1:
+            a, r = added[0], removed[0]
+            st = obs[a]
+            if not st.is_colour or st.value == self.colours[self.board.cells[r] - 1]:
+                return self._violation("chip_moved", [r, a])
+            return self._violation("several_changes", sorted([a, r]))
+        if len(removed) >= 2:
+            return self._violation("several_changes", removed)
+        if added:
+            return self._placement(added[0], obs[added[0]])
+        return self._removal(removed[0])
+
+    def _diff(self, obs: Observation, cells: list[int]) -> tuple[list[int], list[int], list[int]]:
+        added, removed, changed = [], [], []
+        for i, st in enumerate(obs.states):
+            if st is SpaceState.UNKNOWN:
+                continue
+            c = cells[i]
+            if c > 0:
+                if st is SpaceState.EMPTY:
+                    removed.append(i)
+                elif st.is_colour and st.value != self.colours[c - 1]:
+                    changed.append(i)
+            elif st.is_chip:
+                added.append(i)
+        return added, removed, changed
+
+    def _matches(self, obs: Observation, cells: list[int]) -> bool:
+        a, r, c = self._diff(obs, cells)
+        return not (a or r or c)
+
+    def _placement(self, s: int, st: SpaceState) -> Verdict:
+        team = self.team
+        if s == self.last_cleared and self.moves:
+            last_team = self.moves[-1][0] % self.n_teams
+            if not st.is_colour or st.value == self.colours[last_team]:
+                return self._violation("back_on_cleared", [s])
+        if st.is_colour and st.value != self.colours[team]:
+            if st.value in self.colours:
+                return self._violation("out_of_turn", [s], extra=f" (it is {self.colour_name(team)}'s turn)")
+            return self._violation("wrong_colour", [s])
+        sym = self.layout.symbols[s]
+        if self.options.check_card_supply and not self._supply_ok(sym):
+            return self._violation("no_card_left", [s], extra=f" ({sym}: both copies and every wild already played)")
+        return self._apply(Move("place", None, s))
+
+    def _removal(self, s: int) -> Verdict:
+        owner = self.board.cells[s] - 1
+        if owner == self.team:
+            return self._violation("own_chip_removed", [s])
+        if not self.options.advanced and self.board.is_locked(s):
+            return self._violation("sequence_chip_removed", [s])
+        if self.options.check_card_supply and self._removals + 1 > self._n_remove:
+            return self._violation("no_remover_left", [s])
+        return self._apply(Move("remove", None, s))
+
+    def _violation(self, rule: str, spaces: list[int], extra: str = "") -> Verdict:
+        names = ", ".join(self.layout.space_name(s) for s in spaces)
+        return Verdict("violation", spaces=tuple(spaces), team=self.team, player=self.current,
+                       rule=rule, message=f"illegal: {RULES[rule]}{extra} at {names}")
+
+    # --- applying moves ---------------------------------------------------------------------
+    def apply(self, move: Move) -> Verdict:
+        """Apply a move known by other means (typed in, or the Pi's own) after checking it."""
+        if self.over:
+            return self._violation("game_over", [move.space] if move.space is not None else [])
+        if move.action == "dead":
+            self.note_dead_card(move.card)
+            return Verdict("no_change", message=f"dead card {move.card} traded")
+        if move.action == "pass":
+            return self._apply(move)
+        s = move.space
+        if s is None or not 0 <= s < self.layout.size:
+            raise EngineError("the move needs a space on the board")
+        if move.action == "place":
+            if s in self.layout.free:
+                return self._violation("free_corner", [s])
+            if self.board.cells[s] != EMPTY:
+                return self._violation("two_chips", [s], extra=" (space already covered)")
+            if move.card is not None and move.card not in self._wild \
+                    and move.card != self.layout.symbols[s]:
+                raise EngineError(f"{move.card} does not match {self.layout.space_name(s)}")
+            return self._placement(s, SpaceState(self.colours[self.team]))
+        if self.board.cells[s] <= 0:
+            raise EngineError(f"there is no chip on {self.layout.space_name(s)}")
+        return self._removal(s)
+
+    def _apply(self, move: Move) -> Verdict:
+        team, player = self.team, self.current
+        snapshot = (self.board.cells[:], self.board.counts[:], self.current, self.winner,
+                    self.over, self.last_cleared, self._played.copy(), self._removals,
+                    self._since_shuffle, self._deck_left)
+        self._undo.append(snapshot)
+        self.moves.append((player, move))
+        s = move.space
+        gained = 0
+        if move.action == "place":
+            gained = self.board.place(s, team)
+            self._played[self.layout.symbols[s]] += 1
+            self.last_cleared = None
+            cards = self.explaining_cards(s)
+            kind = "placement"
+            text = f"{self.colour_name(team)} places on {self.layout.space_name(s)} " \
+                   f"({self.layout.symbols[s]})"
+        elif move.action == "remove":
+            owner = self.board.cells[s] - 1
+            self.board.remove(s)
+            self._removals += 1
+            self.last_cleared = s
+            cards = tuple(sorted(self._remove))
+            kind = "removal"
+            text = f"{self.colour_name(team)} removes {self.colour_name(owner)}'s chip from " \
+                   f"{self.layout.space_name(s)}"
+        else:
+            cards, kind, text = (), "no_change", f"{self.colour_name(team)} passes"
+        if move.action != "pass":
+            self._since_shuffle += 1
+            self._draw()
+        if gained:
+            text += f": completes {gained} sequence{'s' if gained > 1 else ''}"
+        if self.board.counts[team] >= self.to_win:
+            self.winner, self.over = team, True
+            text += f"; {self.colour_name(team)} wins"
+        self.current = (self.current + 1) % self.n_players
+        return Verdict(kind, spaces=(s,) if s is not None else (), team=team, player=player,
+                       cards=cards, new_sequences=gained,
+                       winner=self.winner if self.over else None, message=text)
+
+    def _draw(self, n: int = 1) -> None:
+        for _ in range(n):
+            if self._deck_left <= 0:
+                # The deck ran out: every discard pile is shuffled into a new deck.
+                self._deck_left = self._since_shuffle
+                self._since_shuffle = 0
+                self._played.clear()
+                self._removals = 0
+            if self._deck_left > 0:
+                self._deck_left -= 1
+
+    def _takeback(self) -> Verdict:
+        player, move = self.moves.pop()
+        (cells, counts, self.current, self.winner, self.over, self.last_cleared, self._played,
+         self._removals, self._since_shuffle, self._deck_left) = self._undo.pop()
+        self.board.cells[:] = cells
+        self.board.counts[:] = counts
+        return Verdict("takeback", spaces=(move.space,) if move.space is not None else (),
+                       team=player % self.n_teams, player=player,
+                       message=f"takeback: {self.colour_name(player % self.n_teams)}'s last move undone")
+
+    def undo(self) -> Verdict | None:
+        """Undo the last move (the undo button): the board must then be put back."""
+        if not self._undo:
+            return None
+        return self._takeback()
+
+    # --- what people tell the referee -------------------------------------------------------
+    def note_lost_draw(self) -> None:
+        """The last mover did not draw in time: their draw is lost (told, never guessed)."""
+        self._deck_left += 1
+
+    def note_dead_card(self, card: str | None) -> None:
+        """The player to move traded a dead card: it is public, and they drew another."""
+        if card is not None:
+            self._played[card] += 1
+        self._since_shuffle += 1
+        self._draw()
+
+    def note_table_talk(self, team: int) -> None:
+        """Table talk by ``team``: each member discarded one card (onto the public piles)."""
+        members = sum(1 for p in range(self.n_players) if p % self.n_teams == team)
+        self._since_shuffle += members
