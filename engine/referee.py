@@ -61,6 +61,7 @@ class Referee:
         self._deck_left = len(deck) - self.edition.hand_size(n_players) * n_players
         self._played: Counter = Counter()   # symbols placed since the last reshuffle
         self._removals = 0                  # removals since the last reshuffle
+        self._wild_known = 0                # wilds known to be played (typed in, the Pi's)
         self._since_shuffle = 0             # cards onto discard piles since the last reshuffle
 
     # --- what the referee expects -----------------------------------------------------------
@@ -95,7 +96,7 @@ class Referee:
         played = self._played.copy()
         played[symbol] += 1
         wild_needed = sum(max(0, n - self._copies.get(s, 0)) for s, n in played.items())
-        return wild_needed <= self._n_wild
+        return wild_needed + self._wild_known <= self._n_wild
 
     # --- judging ----------------------------------------------------------------------------
     def observe(self, obs: Observation) -> Verdict:
@@ -106,8 +107,16 @@ class Referee:
         added, removed, changed = self._diff(obs, self.board.cells)
         if not (added or removed or changed):
             return Verdict("no_change", message="no change")
-        if self._undo and self._matches(obs, self._undo[-1][0]):
+        verdict = self._judge(obs, added, removed, changed)
+        if verdict.kind == "violation" and self._undo and self._matches(obs, self._undo[-1][0]):
+            # Back to the position before the last move, and no legal move explains it: a
+            # takeback. (The last chip taken off again is read as the next team's removal
+            # when that is legal: the undo button takes it back.)
             return self._takeback()
+        return verdict
+
+    def _judge(self, obs: Observation, added: list[int], removed: list[int],
+               changed: list[int]) -> Verdict:
         if self.over:
             return self._violation("game_over", added + removed + changed)
         if changed:
@@ -154,7 +163,7 @@ class Referee:
         a, r, c = self._diff(obs, cells)
         return not (a or r or c)
 
-    def _placement(self, s: int, st: SpaceState) -> Verdict:
+    def _placement(self, s: int, st: SpaceState, card: str | None = None) -> Verdict:
         team = self.team
         if s == self.last_cleared and self.moves:
             last_team = self.moves[-1][0] % self.n_teams
@@ -165,11 +174,11 @@ class Referee:
                 return self._violation("out_of_turn", [s], extra=f" (it is {self.colour_name(team)}'s turn)")
             return self._violation("wrong_colour", [s])
         sym = self.layout.symbols[s]
-        if self.options.check_card_supply and not self._supply_ok(sym):
-            return self._violation("no_card_left", [s], extra=f" ({sym}: both copies and every wild already played)")
-        return self._apply(Move("place", None, s))
+        if card is None and self.options.check_card_supply and not self._supply_ok(sym):
+            return self._violation("no_card_left", [s], extra=f" ({sym}: every copy and every wild already played)")
+        return self._apply(Move("place", card, s))
 
-    def _removal(self, s: int) -> Verdict:
+    def _removal(self, s: int, card: str | None = None) -> Verdict:
         owner = self.board.cells[s] - 1
         if owner == self.team:
             return self._violation("own_chip_removed", [s])
@@ -177,7 +186,7 @@ class Referee:
             return self._violation("sequence_chip_removed", [s])
         if self.options.check_card_supply and self._removals + 1 > self._n_remove:
             return self._violation("no_remover_left", [s])
-        return self._apply(Move("remove", None, s))
+        return self._apply(Move("remove", card, s))
 
     def _violation(self, rule: str, spaces: list[int], extra: str = "") -> Verdict:
         names = ", ".join(self.layout.space_name(s) for s in spaces)
@@ -205,23 +214,26 @@ class Referee:
             if move.card is not None and move.card not in self._wild \
                     and move.card != self.layout.symbols[s]:
                 raise EngineError(f"{move.card} does not match {self.layout.space_name(s)}")
-            return self._placement(s, SpaceState(self.colours[self.team]))
+            return self._placement(s, SpaceState(self.colours[self.team]), move.card)
         if self.board.cells[s] <= 0:
             raise EngineError(f"there is no chip on {self.layout.space_name(s)}")
-        return self._removal(s)
+        return self._removal(s, move.card)
 
     def _apply(self, move: Move) -> Verdict:
         team, player = self.team, self.current
         snapshot = (self.board.cells[:], self.board.counts[:], self.current, self.winner,
                     self.over, self.last_cleared, self._played.copy(), self._removals,
-                    self._since_shuffle, self._deck_left)
+                    self._since_shuffle, self._deck_left, self._wild_known)
         self._undo.append(snapshot)
         self.moves.append((player, move))
         s = move.space
         gained = 0
         if move.action == "place":
             gained = self.board.place(s, team)
-            self._played[self.layout.symbols[s]] += 1
+            if move.card is not None and move.card in self._wild:
+                self._wild_known += 1
+            else:
+                self._played[self.layout.symbols[s]] += 1
             self.last_cleared = None
             cards = self.explaining_cards(s)
             kind = "placement"
@@ -259,13 +271,14 @@ class Referee:
                 self._since_shuffle = 0
                 self._played.clear()
                 self._removals = 0
+                self._wild_known = 0
             if self._deck_left > 0:
                 self._deck_left -= 1
 
     def _takeback(self) -> Verdict:
         player, move = self.moves.pop()
         (cells, counts, self.current, self.winner, self.over, self.last_cleared, self._played,
-         self._removals, self._since_shuffle, self._deck_left) = self._undo.pop()
+         self._removals, self._since_shuffle, self._deck_left, self._wild_known) = self._undo.pop()
         self.board.cells[:] = cells
         self.board.counts[:] = counts
         return Verdict("takeback", spaces=(move.space,) if move.space is not None else (),

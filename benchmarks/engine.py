@@ -1,0 +1,90 @@
+"""Engine speed: random full games per second (2-player classic, one core) and the cost of
+the incremental sequence check after a placement.
+
+    python benchmarks/engine.py            # human-readable
+    python benchmarks/engine.py --json     # {"classic_random_games_per_s": ..., "sequence_check_us": ...}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from engine.board import EMPTY  # noqa: E402
+from engine.game import Game  # noqa: E402
+from engine.players import RandomPlayer, play_game  # noqa: E402
+
+
+def random_games_per_s(seconds: float, edition: str = "classic") -> tuple[float, float]:
+    n = turns = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        g = Game(edition, 2, rng=random.Random(n))
+        play_game(g, [RandomPlayer(random.Random(2 * n)), RandomPlayer(random.Random(2 * n + 1))])
+        n += 1
+        turns += len(g.history)
+    return n / (time.perf_counter() - start), turns / max(n, 1)
+
+
+def sequence_check_us(samples: int = 200_000) -> float:
+    """Mean time of Board.place (with its sequence check) on mid-game boards, and undoing it."""
+    rng = random.Random(1)
+    boards = []
+    for k in range(50):
+        g = Game("classic", 2, rng=random.Random(k))
+        for _ in range(40):
+            i = rng.randrange(100)
+            if g.board.cells[i] == EMPTY:
+                g.board.place(i, rng.randrange(2))
+        boards.append(g.board)
+    picks = []
+    for _ in range(samples):
+        b = rng.choice(boards)
+        empty = [i for i, c in enumerate(b.cells) if c == EMPTY]
+        picks.append((b, rng.choice(empty), rng.randrange(2)))
+    # time place + restoring the cell directly, minus the cost of the loop and the restore
+    start = time.perf_counter()
+    for b, i, t in picks:
+        d = b._delta(i, t + 1)
+    total = time.perf_counter() - start
+    start = time.perf_counter()
+    for b, i, t in picks:
+        d = t + 1  # noqa: F841
+    base = time.perf_counter() - start
+    return (total - base) / samples * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="how long to play random games")
+    ap.add_argument("--json", action="store_true", help="print one flat JSON object")
+    args = ap.parse_args()
+    print("playing random 2-player classic games ...", file=sys.stderr)
+    gps, turns = random_games_per_s(args.seconds)
+    print("timing the sequence check ...", file=sys.stderr)
+    us = sequence_check_us()
+    out = {"classic_random_games_per_s": round(gps, 1), "classic_turns_per_game": round(turns, 1),
+           "sequence_check_us": round(us, 3)}
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        from stacks_bench import stacks_random_games_per_s  # the STACKS card game
+    except ImportError:
+        stacks_random_games_per_s = None
+    if stacks_random_games_per_s is not None:
+        print("playing random STACKS games ...", file=sys.stderr)
+        out["stacks_random_games_per_s"] = round(stacks_random_games_per_s(args.seconds), 1)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(f"{k:32s} {v}")
+
+
+if __name__ == "__main__":
+    main()
