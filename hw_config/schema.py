@@ -1,0 +1,122 @@
+"""The configuration schema: every key, its type, default, and what it accepts.
+
+One TOML file describes one installation. :data:`SCHEMA` is the single source of truth:
+loading, validation, defaults, the commented starting file (``seqboard config init``) and
+``docs/configuration.md`` all come from it. Standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+GPIO_PINS = range(2, 28)  # BCM numbers of the 40-pin header's GPIOs
+
+
+@dataclass(frozen=True)
+class Key:
+    type: Any                  # int, float, str, bool, list
+    default: Any
+    help: str
+    check: Callable[[Any], str | None] | None = None   # returns what was expected, or None
+    item: Any = None           # type of list items
+
+
+def one_of(*values: str) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        return None if v in values else "one of " + ", ".join(repr(x) for x in values)
+    return check
+
+
+def between(lo: float, hi: float) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        return None if lo <= v <= hi else f"a number from {lo} to {hi}"
+    return check
+
+
+def gpio_pin(v: Any) -> str | None:
+    return None if v in GPIO_PINS else "a BCM GPIO number from 2 to 27"
+
+
+def optional_pin(v: Any) -> str | None:
+    return None if v == 0 or v in GPIO_PINS else "a BCM GPIO number from 2 to 27, or 0 for none"
+
+
+def pins(v: Any) -> str | None:
+    return None if all(p in GPIO_PINS for p in v) else "a list of BCM GPIO numbers from 2 to 27"
+
+
+def colours(v: Any) -> str | None:
+    ok = all(c in ("B", "G", "R") for c in v) and len(set(v)) == len(v) and 2 <= len(v) <= 3
+    return None if ok else 'two or three different of "B", "G", "R"'
+
+
+def seats(v: Any) -> str | None:
+    return None if all(1 <= s <= 12 for s in v) else "seat numbers from 1 to 12"
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "game": {
+        "edition": Key(str, "classic", "classic, travel or jewish", one_of("classic", "travel", "jewish")),
+        "players": Key(int, 2, "players at the table (classic: 2, 3, 4, 6, 8, 9, 10, 12)", between(2, 12)),
+        "teams": Key(int, 0, "teams they form; 0 lets the rules decide (up to 3 alone, more in 2 teams)", between(0, 3)),
+        "colours": Key(list, ["B", "G", "R"], "chip colour of each team in seat order: B blue, G green, R red", colours, str),
+        "layout": Key(str, "", "a layout file; empty for the edition's own board", None),
+        "names": Key(list, [], "player names in seat order (optional)", None, str),
+        "first_player": Key(int, 1, "the seat (1-based) that moves first", between(1, 12)),
+        "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2]", seats, int),
+        "computer_level": Key(str, "greedy", "the Pi's strength: random, greedy (or a search level when available)", None),
+    },
+    "game.options": {
+        "advanced": Key(bool, False, "advanced variant: removing cards may break completed sequences"),
+        "table_talk_penalty": Key(bool, True, "table talk costs every member of the team a card"),
+        "max_shared_spaces": Key(int, 1, "spaces two sequences of one team may share", between(0, 3)),
+        "sequences_to_win": Key(int, 0, "override the sequences needed to win; 0 keeps the rule", between(0, 6)),
+        "check_card_supply": Key(bool, True, "flag placements no card left could explain"),
+    },
+    "sensing": {
+        "source": Key(str, "camera", "where the board is read: camera or matrix", one_of("camera", "matrix")),
+    },
+    "camera": {
+        "device": Key(str, "picamera2", '"picamera2", a V4L2 index like "0", a video file, or a folder of images', None),
+        "width": Key(int, 1280, "frame width in pixels", between(320, 4056)),
+        "height": Key(int, 720, "frame height in pixels", between(240, 3040)),
+        "fps": Key(float, 10.0, "frames read per second", between(1, 60)),
+        "calibration": Key(str, "~/.local/share/seqboard/calibration.json", "the calibration file written by `seqboard calibrate`", None),
+        "settle_seconds": Key(float, 0.6, "how long the board must be still, with no hand over it, before a change counts", between(0.1, 10)),
+    },
+    "matrix": {
+        "port": Key(str, "/dev/ttyACM0", "serial port of the matrix, or a pyserial URL", None),
+        "baud": Key(int, 115200, "line speed", one_of(9600, 57600, 115200, 230400, 460800, 921600, 1000000)),
+        "sensor": Key(str, "occupancy", "what the board senses: occupancy (colour from the turn) or identity", one_of("occupancy", "identity")),
+        "settle_seconds": Key(float, 0.3, "how long the sensors must be still before a change counts", between(0.05, 10)),
+    },
+    "leds": {
+        "origin": Key(str, "top-left", "the corner where LED 0 sits", one_of("top-left", "top-right", "bottom-left", "bottom-right")),
+        "order": Key(str, "rows", "LEDs run along rows or columns", one_of("rows", "columns")),
+        "serpentine": Key(bool, True, "every other row (column) runs back the other way"),
+        "table": Key(list, [], "explicit LED index of each space in reading order (overrides the above)", None, int),
+        "brightness": Key(float, 0.3, "0 to 1", between(0.0, 1.0)),
+    },
+    "gpio": {
+        "enabled": Key(bool, True, "drive the indicator LEDs, buzzer and buttons"),
+        "turn_leds": Key(list, [5, 6, 13], "one LED per team showing whose turn it is", pins, int),
+        "sequence_led": Key(int, 19, "lights when a sequence is completed", optional_pin),
+        "dead_card_led": Key(int, 26, "lights while a dead card exists", optional_pin),
+        "illegal_led": Key(int, 21, "blinks on an illegal move until the board is put right", optional_pin),
+        "buzzer": Key(int, 20, "active buzzer: a distinct pattern per event", optional_pin),
+        "rgb_led": Key(list, [], "optional RGB LED pins [red, green, blue]", pins, int),
+        "confirm_button": Key(int, 16, "button to confirm a warning", optional_pin),
+        "undo_button": Key(int, 12, "button to undo the last move", optional_pin),
+        "lost_draw_button": Key(int, 0, "optional button to mark the last player's draw as lost", optional_pin),
+    },
+    "records": {
+        "dir": Key(str, "~/.local/share/seqboard/records", "where game records are written"),
+    },
+    "dashboard": {
+        "enabled": Key(bool, True, "serve the live dashboard on the LAN"),
+        "host": Key(str, "0.0.0.0", "address to listen on"),
+        "port": Key(int, 8080, "port to listen on", between(1, 65535)),
+        "pin": Key(str, "", "PIN needed to act from the page; empty: a random one shown at start"),
+    },
+}

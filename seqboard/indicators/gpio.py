@@ -1,0 +1,132 @@
+"""GPIO indicators through gpiozero: turn LEDs, sequence, dead-card and illegal-move LEDs,
+a buzzer with one pattern per event, an optional RGB LED, and the buttons.
+
+Wiring (BCM numbers, the defaults of ``[gpio]`` in the configuration):
+
+* each LED: GPIO pin -> 330 ohm resistor -> LED anode; LED cathode -> GND.
+  Turn LEDs on GPIO5, 6, 13 (one per team, in team order), sequence LED GPIO19,
+  dead-card LED GPIO26, illegal-move LED GPIO21.
+* active buzzer (5 V module with a transistor input, or a 3.3 V buzzer): signal -> GPIO20.
+* RGB LED (common cathode): red, green, blue legs each through 220 ohm to the pins listed
+  in ``rgb_led``; the common leg to GND.
+* buttons: one leg to the GPIO (confirm GPIO16, undo GPIO12, lost draw optional), the other
+  to GND; the internal pull-up is used, so no resistor is needed.
+
+Example::
+
+    from seqboard.indicators.gpio import GpioIndicators
+    gpio = GpioIndicators(cfg.section("gpio"), n_teams=2, colours=("B", "G"))
+    session.subscribe(gpio); gpio.bind_buttons(session)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..session import Event
+
+#: Buzzer patterns: (on seconds, off seconds, repeats).
+BUZZ = {
+    "move": (0.05, 0.05, 1),
+    "sequence": (0.12, 0.08, 2),
+    "dead_card": (0.04, 0.06, 3),
+    "warning": (0.4, 0.2, 3),
+    "game_over": (0.6, 0.15, 4),
+    "undo": (0.2, 0.0, 1),
+    "proposal": (0.05, 0.1, 2),
+}
+
+RGB = {"B": (0, 0, 1), "G": (0, 1, 0), "R": (1, 0, 0)}
+
+
+class GpioIndicators:
+    """All GPIO outputs and buttons of one installation, fed by session events."""
+
+    def __init__(self, gpio_cfg: dict[str, Any], n_teams: int, colours: tuple[str, ...],
+                 pin_factory=None) -> None:
+        try:
+            from gpiozero import LED, Buzzer, RGBLED
+        except ImportError:  # pragma: no cover - gpiozero is a dependency
+            raise RuntimeError("gpiozero is not installed") from None
+        self.pin_factory = pin_factory
+        kw = {"pin_factory": pin_factory} if pin_factory is not None else {}
+        self.colours = colours
+        self.turn = [LED(p, **kw) for p in gpio_cfg["turn_leds"][:n_teams]]
+        self.sequence = LED(gpio_cfg["sequence_led"], **kw) if gpio_cfg["sequence_led"] else None
+        self.dead = LED(gpio_cfg["dead_card_led"], **kw) if gpio_cfg["dead_card_led"] else None
+        self.illegal = LED(gpio_cfg["illegal_led"], **kw) if gpio_cfg["illegal_led"] else None
+        self.buzzer = Buzzer(gpio_cfg["buzzer"], **kw) if gpio_cfg["buzzer"] else None
+        self.rgb = RGBLED(*gpio_cfg["rgb_led"], **kw) if len(gpio_cfg["rgb_led"]) == 3 else None
+        self._button_pins = {k: gpio_cfg[k] for k in ("confirm_button", "undo_button", "lost_draw_button")}
+        self.buttons: dict[str, Any] = {}
+        self.last_pattern: str | None = None
+        self.patterns: list[str] = []
+
+    def bind_buttons(self, session, call=None) -> None:
+        """Wire the buttons to the session. ``call(fn)`` runs ``fn`` on the main loop's
+        thread (gpiozero calls back from its own thread); default: call directly."""
+        from gpiozero import Button
+        kw = {"pin_factory": self.pin_factory} if self.pin_factory is not None else {}
+        call = call or (lambda fn: fn())
+        actions = {"confirm_button": session.confirm, "undo_button": session.undo,
+                   "lost_draw_button": session.lost_draw}
+        for key, pin in self._button_pins.items():
+            if pin:
+                b = Button(pin, pull_up=True, bounce_time=None, **kw)
+                b.when_pressed = (lambda fn: (lambda: call(fn)))(actions[key])
+                self.buttons[key] = b
+
+    def beep(self, pattern: str) -> None:
+        self.last_pattern = pattern
+        self.patterns.append(pattern)
+        del self.patterns[:-50]
+        if self.buzzer is not None:
+            on, off, n = BUZZ[pattern]
+            self.buzzer.beep(on_time=on, off_time=off, n=n, background=True)
+
+    def __call__(self, event: Event, view: dict) -> None:
+        team = view["to_move"]["team"]
+        over = view["over"]
+        for t, led in enumerate(self.turn):
+            if over:
+                led.blink(0.3, 0.3) if t == view["winner"] else led.off()
+            elif t == team:
+                led.on()
+            else:
+                led.off()
+        if self.dead is not None:
+            self.dead.value = bool(view["dead_cards"])
+        if self.sequence is not None:
+            if any(view["sequences"]):
+                if event.kind == "verdict" and event.verdict and event.verdict.new_sequences:
+                    self.sequence.blink(0.15, 0.15, n=6, background=True)
+                elif not self.sequence.is_lit:
+                    self.sequence.on()
+            else:
+                self.sequence.off()
+        if self.illegal is not None:
+            if view["warning"]:
+                if event.kind == "warning":
+                    self.illegal.blink(0.25, 0.25)
+            else:
+                self.illegal.off()
+        if self.rgb is not None:
+            if view["warning"]:
+                self.rgb.blink(0.25, 0.25, on_color=(1, 0, 0))
+            elif over and view["winner"] is not None:
+                self.rgb.color = RGB[self.colours[view["winner"]]]
+            else:
+                self.rgb.color = RGB[self.colours[team]]
+        kind = event.kind
+        if kind == "verdict":
+            self.beep("sequence" if event.verdict and event.verdict.new_sequences else "move")
+        elif kind in ("warning", "dead_card", "undo", "proposal"):
+            self.beep(kind)
+        elif kind == "game_over":
+            self.beep("game_over")
+
+    def close(self) -> None:
+        for dev in [*self.turn, self.sequence, self.dead, self.illegal, self.buzzer, self.rgb,
+                    *self.buttons.values()]:
+            if dev is not None:
+                dev.close()

@@ -1,0 +1,70 @@
+"""The main loop: source -> stable observation -> referee -> verdict -> indicators -> record.
+
+One path whatever the source. Sources (camera through ``vision``, sensor matrix through
+``firmware_bridge``, the demo's synthetic table) implement :class:`Source`. Buttons and the
+dashboard run on other threads; they hand actions to :class:`Commands`, which the loop runs
+on its own thread, so the session is only ever touched from one thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Callable, Protocol
+
+from engine.observation import Observation
+
+from .session import Session
+
+
+class Source(Protocol):
+    """Where stable observations come from."""
+
+    def poll(self, now: float) -> Observation | None:
+        """A new stable observation of the board, or None (nothing settled yet)."""
+
+    def close(self) -> None: ...
+
+
+class Commands:
+    """Actions from other threads (buttons, the dashboard), run by the loop in order."""
+
+    def __init__(self) -> None:
+        self._q: queue.Queue[Callable[[], object]] = queue.Queue()
+
+    def call(self, fn: Callable[[], object]) -> None:
+        self._q.put(fn)
+
+    def run_pending(self) -> int:
+        n = 0
+        while True:
+            try:
+                fn = self._q.get_nowait()
+            except queue.Empty:
+                return n
+            fn()
+            n += 1
+
+
+def run_loop(session: Session, source: Source, *, commands: Commands | None = None,
+             clock: Callable[[], float] = time.monotonic,
+             sleep: Callable[[float], None] = time.sleep, tick: float = 0.05,
+             step: Callable[[float], None] | None = None,
+             until: Callable[[], bool] | None = None) -> None:
+    """Run until ``until()`` is true (default: the game is over).
+
+    ``step(now)`` runs once per tick before the source is polled: the demo and the computer
+    players act there.
+    """
+    until = until or (lambda: session.ended)
+    while not until():
+        now = clock()
+        if commands is not None:
+            commands.run_pending()
+        if step is not None:
+            step(now)
+        obs = source.poll(now)
+        if obs is not None:
+            session.observe(obs)
+        if tick:
+            sleep(tick)

@@ -1,0 +1,256 @@
+"""A game at the table: the referee, the record, the warnings, and who listens.
+
+:class:`Session` is the one place the main loop hands stable observations to. It asks the
+referee for a verdict, writes the record, keeps the warning of an illegal change until the
+board matches the game again, and tells every indicator (GPIO, LED matrix, terminal,
+dashboard) through the same event. Indicators own no game logic: they read
+:meth:`Session.view`, a plain JSON-able snapshot.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.game import Game
+from engine.moves import Move, Verdict
+from engine.observation import Observation
+from engine.record import (end_entry, move_entry, observation_entry, parse_record, replay,
+                           setup_entry, verdict_entry)
+from engine.referee import COLOUR_NAMES, Referee
+
+
+@dataclass
+class Event:
+    """What happened: ``kind`` is one of ``verdict``, ``warning``, ``cleared``, ``undo``,
+    ``proposal`` (a computer move to be placed), ``dead_card``, ``lost_draw``, ``game_over``,
+    ``new_game``, ``info``."""
+
+    kind: str
+    verdict: Verdict | None = None
+    text: str = ""
+    spaces: tuple[int, ...] = ()
+    data: dict = field(default_factory=dict)
+
+
+Listener = Callable[[Event, dict], None]
+
+
+class Session:
+    def __init__(self, referee: Referee, *, recorder=None, game: Game | None = None,
+                 mode: str = "referee", seed: int | None = None,
+                 names: list[str] | None = None, write_setup: bool = True) -> None:
+        self.referee = referee
+        self.game = game
+        self.recorder = recorder
+        self.mode = mode
+        self.seed = seed
+        self.names = names or []
+        self.listeners: list[Listener] = []
+        self.warning: Verdict | None = None
+        self.proposal: tuple[Move, str] | None = None
+        self.log: list[dict] = []
+        self.last_observation: Observation | None = None
+        self.dead_shown = False
+        self.ended = False
+        if recorder is not None and write_setup:
+            r = referee
+            recorder.write(setup_entry(
+                edition=r.edition.name, players=r.n_players, teams=r.n_teams,
+                colours=list(r.colours), options=r.options, first_player=r.current,
+                seed=seed if game is not None else None, names=self.names, mode=mode,
+                layout_text=r.layout.to_text() if r.layout.name not in ("classic", "travel", "jewish") else None))
+
+    # --- listeners --------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self.listeners.append(listener)
+        listener(Event("info", text="connected"), self.view())
+
+    def _emit(self, event: Event) -> None:
+        view = self.view()
+        for listener in list(self.listeners):
+            try:
+                listener(event, view)
+            except Exception as exc:  # one broken indicator must not stop the game
+                self._log_line("info", f"indicator error: {exc}")
+
+    def _write(self, entry: dict) -> None:
+        if self.recorder is not None:
+            self.recorder.write(entry)
+
+    def _write_group(self, entries: list[dict]) -> None:
+        if self.recorder is not None:
+            self.recorder.write_group(entries)
+
+    def _log_line(self, kind: str, text: str, **extra) -> None:
+        self.log.append({"n": len(self.log) + 1, "kind": kind, "text": text, **extra})
+        del self.log[:-200]
+
+    # --- the referee's path -----------------------------------------------------------------
+    def observe(self, obs: Observation) -> Verdict:
+        """Judge a new stable observation, record it and tell every indicator."""
+        self.last_observation = obs
+        r = self.referee
+        v = r.observe(obs)
+        cols = r.layout.cols
+        if v.kind == "no_change":
+            if self.warning is not None:
+                self._write_group([observation_entry(obs), verdict_entry(v, cols)])
+                old, self.warning = self.warning, None
+                self._log_line("cleared", "board put right")
+                self._emit(Event("cleared", v, "board put right", old.spaces))
+            return v
+        group = [observation_entry(obs), verdict_entry(v, cols)]
+        if v.kind != "placement" and v.kind != "removal":
+            self._write_group(group)
+        if v.kind == "violation":
+            self.warning = v
+            self._log_line("violation", v.message, spaces=list(v.spaces))
+            self._emit(Event("warning", v, v.message, v.spaces))
+            return v
+        if self.warning is not None:
+            self.warning = None
+        if v.kind == "takeback":
+            if self.game is not None:
+                self._rebuild_game_without_last()
+            self._log_line("takeback", v.message)
+            self._emit(Event("undo", v, v.message, v.spaces))
+            return v
+        card = None
+        if self.proposal is not None:
+            pmove, _ = self.proposal
+            if v.spaces == (pmove.space,):
+                card = pmove.card
+                if self.game is not None:
+                    self.game.push(pmove)
+            self.proposal = None
+        move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0])
+        self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
+        self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
+        self._emit(Event("verdict", v, v.message, v.spaces))
+        if r.over:
+            self.finish()
+        return v
+
+    def finish(self) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        r = self.referee
+        reason = "sequences completed" if r.winner is not None else \
+            (self.game.end_reason if self.game is not None and self.game.over else "stopped")
+        self._write(end_entry(r.winner, reason, list(r.board.counts)))
+        text = f"{COLOUR_NAMES[r.colours[r.winner]]} wins" if r.winner is not None else f"game over: {reason}"
+        self._log_line("game_over", text)
+        self._emit(Event("game_over", None, text))
+
+    # --- what people tell it ------------------------------------------------------------------
+    def propose(self, move: Move, reason: str = "") -> None:
+        """A computer player's chosen move, shown until a person places (or lifts) the chip."""
+        self.proposal = (move, reason)
+        r = self.referee
+        where = r.layout.space_name(move.space) if move.space is not None else ""
+        text = f"{COLOUR_NAMES[r.colours[r.team]]} (computer) plays {move.card} " \
+               f"{'on' if move.action == 'place' else 'removing'} {where}"
+        if reason:
+            text += f": {reason}"
+        self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
+        self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
+                         {"card": move.card, "action": move.action}))
+
+    def dead_card(self, card: str | None) -> None:
+        """The player to move traded a dead card (told by a button, the page or the Pi)."""
+        r = self.referee
+        move = Move("dead", card)
+        if self.game is not None:
+            self.game.push(move)
+        r.note_dead_card(card)
+        self._write(move_entry(len(r.moves), r.current, move, r.layout.cols, via="engine"))
+        text = f"{COLOUR_NAMES[r.colours[r.team]]} trades the dead card {card or '(unnamed)'}"
+        self._log_line("dead_card", text)
+        self._emit(Event("dead_card", None, text))
+
+    def lost_draw(self) -> None:
+        self.referee.note_lost_draw()
+        self._write({"type": "event", "event": "lost_draw"})
+        self._log_line("lost_draw", "the last player's draw is lost")
+        self._emit(Event("lost_draw", None, "the last player's draw is lost"))
+
+    def confirm(self) -> None:
+        """A warning acknowledged: it stays on the board LEDs until put right, but stops sounding."""
+        if self.warning is not None:
+            self._write({"type": "event", "event": "confirm"})
+            self._emit(Event("info", self.warning, "warning confirmed"))
+
+    def undo(self) -> bool:
+        """Undo the last move (the undo button); the board must then be put back."""
+        v = self.referee.undo()
+        if v is None:
+            return False
+        self._write({"type": "event", "event": "undo"})
+        if self.game is not None:
+            self._rebuild_game_without_last()
+        self.warning = None
+        self.ended = False
+        self._log_line("undo", v.message)
+        self._emit(Event("undo", v, v.message, v.spaces))
+        return True
+
+    def _rebuild_game_without_last(self) -> None:
+        g = self.game
+        keep = g.history[:]
+        # drop the last placement/removal and any dead trade of that turn after it
+        while keep and keep[-1][1].action == "dead":
+            keep.pop()
+        if keep:
+            keep.pop()
+        fresh = Game(g.edition, g.n_players, g.n_teams, g.options, random.Random(self.seed),
+                     layout=g.layout, first_player=g.first_player)
+        for _, m in keep:
+            fresh.push(m)
+        self.game = fresh
+
+    # --- the snapshot every indicator reads ---------------------------------------------------
+    def view(self) -> dict:
+        r = self.referee
+        lay = r.layout
+        cells = []
+        for i, c in enumerate(r.board.cells):
+            cells.append("free" if i in lay.free else (c - 1 if c > 0 else None))
+        seq = [sorted(r.board.sequence_spaces(t)) for t in range(r.n_teams)]
+        w = self.warning
+        prop = None
+        if self.proposal is not None:
+            m, why = self.proposal
+            prop = {"action": m.action, "card": m.card, "space": m.space, "reason": why}
+        return {
+            "mode": self.mode, "edition": r.edition.name, "title": r.edition.title,
+            "rows": lay.rows, "cols": lay.cols, "symbols": list(lay.symbols),
+            "cells": cells, "colours": list(r.colours),
+            "colour_names": [COLOUR_NAMES[c] for c in r.colours],
+            "names": self.names,
+            "to_move": {"player": r.current, "team": r.team},
+            "sequences": list(r.board.counts), "to_win": r.to_win,
+            "sequence_spaces": seq, "dead_cards": sorted(r.dead_cards()),
+            "over": r.over, "winner": r.winner, "move_number": len(r.moves),
+            "warning": None if w is None else {"rule": w.rule, "text": w.message,
+                                                "spaces": list(w.spaces)},
+            "proposal": prop, "log": self.log[-50:],
+        }
+
+
+def resume_session(path, recorder, mode: str) -> Session:
+    """Rebuild a session from an unfinished record (a power cut or a crash) and go on."""
+    from pathlib import Path
+
+    from .recorder import trim_incomplete_tail
+    trim_incomplete_tail(Path(path))
+    text = Path(path).read_text("utf-8", errors="replace")
+    parsed = parse_record(text, str(path))
+    result = replay(parsed)
+    setup = parsed.entries[0]
+    s = Session(result.referee, recorder=recorder, game=result.game, mode=mode,
+                seed=setup.get("seed"), names=setup.get("names"), write_setup=False)
+    s._log_line("info", f"resumed {Path(path).name} at move {len(result.referee.moves)}")
+    return s
