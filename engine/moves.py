@@ -101,6 +101,7 @@ RULES = {
     "chip_replaced": "a chip was swapped for one of another colour",
     "several_changes": "several chips changed at once",
     "game_over": "the game is already over",
+    "not_proposed": "not the move the computer player chose",
 }
 
 

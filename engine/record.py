@@ -23,7 +23,7 @@ from .referee import Referee
 
 VERSION = 1
 TYPES = ("setup", "move", "observation", "verdict", "event", "end")
-EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "confirm", "note")
+EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note")
 
 
 def dumps(entry: dict) -> str:
@@ -76,7 +76,8 @@ def parse_record(text: str, source: str = "record") -> ParsedRecord:
 def setup_entry(*, edition: str, players: int, teams: int, colours: list[str],
                 options: Options, first_player: int = 0, seed: int | None = None,
                 layout_text: str | None = None, names: list[str] | None = None,
-                mode: str = "referee") -> dict:
+                mode: str = "referee", computers: list[tuple[int, str]] | None = None,
+                computer_seed: int | None = None) -> dict:
     d = {"type": "setup", "version": VERSION, "game": "board", "edition": edition,
          "players": players, "teams": teams, "colours": colours,
          "options": options.to_json(), "first_player": first_player, "mode": mode}
@@ -86,6 +87,10 @@ def setup_entry(*, edition: str, players: int, teams: int, colours: list[str],
         d["layout_text"] = layout_text
     if names:
         d["names"] = names
+    if computers:
+        d["computers"] = [[seat, level] for seat, level in computers]
+    if computer_seed is not None:
+        d["computer_seed"] = computer_seed
     return d
 
 
@@ -250,6 +255,12 @@ def replay(parsed: ParsedRecord) -> ReplayResult:
                         game = _rebuild(setup, game_moves)
                     steps.append(Step(line, "undo", v is not None,
                                       v.message if v else "nothing to undo"))
+                elif ev == "reject":
+                    # A legal-looking placement that was not the computer's chosen move: the
+                    # referee takes it back; the full game never saw it.
+                    v = ref.undo()
+                    steps.append(Step(line, "reject", v is not None,
+                                      entry.get("text", "placement rejected")))
                 elif ev == "lost_draw":
                     ref.note_lost_draw()
                     steps.append(Step(line, "lost_draw", True, "last draw marked lost"))

@@ -40,13 +40,15 @@ Listener = Callable[[Event, dict], None]
 class Session:
     def __init__(self, referee: Referee, *, recorder=None, game: Game | None = None,
                  mode: str = "referee", seed: int | None = None,
-                 names: list[str] | None = None, write_setup: bool = True) -> None:
+                 names: list[str] | None = None, write_setup: bool = True,
+                 computers: list[tuple[int, str]] | None = None) -> None:
         self.referee = referee
         self.game = game
         self.recorder = recorder
         self.mode = mode
         self.seed = seed
         self.names = names or []
+        self.computers = dict(computers or [])   # seat -> level of the Pi's players
         self.listeners: list[Listener] = []
         self.warning: Verdict | None = None
         self.proposal: tuple[Move, str] | None = None
@@ -60,6 +62,8 @@ class Session:
                 edition=r.edition.name, players=r.n_players, teams=r.n_teams,
                 colours=list(r.colours), options=r.options, first_player=r.current,
                 seed=seed if game is not None else None, names=self.names, mode=mode,
+                computers=sorted(self.computers.items()),
+                computer_seed=seed if game is None and self.computers else None,
                 layout_text=r.layout.to_text() if r.layout.name not in ("classic", "travel", "jewish") else None))
 
     # --- listeners --------------------------------------------------------------------------
@@ -120,18 +124,38 @@ class Session:
         card = None
         if self.proposal is not None:
             pmove, _ = self.proposal
-            if v.spaces == (pmove.space,):
+            if v.spaces == (pmove.space,) and (v.kind == "placement") == (pmove.action == "place"):
                 card = pmove.card
                 if self.game is not None:
                     self.game.push(pmove)
-            self.proposal = None
+                self.proposal = None
+            else:
+                return self._reject(obs, v, pmove, group)
         move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0])
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
         self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
-        self._emit(Event("verdict", v, v.message, v.spaces))
+        self._emit(Event("verdict", v, v.message, v.spaces,
+                         {"computer_card": card} if card is not None else {}))
         if r.over:
             self.finish()
         return v
+
+    def _reject(self, obs: Observation, v: Verdict, pmove: Move, group: list[dict]) -> Verdict:
+        """A legal-looking change that is not the computer's chosen move: take it back and
+        warn until the board is put right (the chip lifted, or moved to the chosen space)."""
+        r = self.referee
+        r.undo()
+        where = r.layout.space_name(pmove.space) if pmove.space is not None else "?"
+        did = "place a chip on" if pmove.action == "place" else "remove the chip from"
+        text = f"not the computer's move: it plays {pmove.card} to {did} {where}; put the board right"
+        spaces = tuple(sorted(set(v.spaces) | ({pmove.space} if pmove.space is not None else set())))
+        warn = Verdict("violation", spaces=spaces, team=v.team, player=v.player,
+                       rule="not_proposed", message=text)
+        self._write_group(group + [{"type": "event", "event": "reject", "text": text}])
+        self.warning = warn
+        self._log_line("violation", text, spaces=list(spaces))
+        self._emit(Event("warning", warn, text, spaces))
+        return warn
 
     def finish(self) -> None:
         if self.ended:
@@ -170,6 +194,19 @@ class Session:
         text = f"{COLOUR_NAMES[r.colours[r.team]]} trades the dead card {card or '(unnamed)'}"
         self._log_line("dead_card", text)
         self._emit(Event("dead_card", None, text))
+
+    def pass_turn(self) -> None:
+        """The player to move cannot play any card (told by the engine or a person)."""
+        r = self.referee
+        move = Move("pass")
+        if self.game is not None:
+            self.game.push(move)
+        v = r.apply(move)
+        self._write(move_entry(len(r.moves), v.player, move, r.layout.cols, via="engine"))
+        self._log_line("pass", v.message)
+        self._emit(Event("verdict", v, v.message))
+        if r.over or (self.game is not None and self.game.over):
+            self.finish()
 
     def lost_draw(self) -> None:
         self.referee.note_lost_draw()
@@ -251,6 +288,8 @@ def resume_session(path, recorder, mode: str) -> Session:
     result = replay(parsed)
     setup = parsed.entries[0]
     s = Session(result.referee, recorder=recorder, game=result.game, mode=mode,
-                seed=setup.get("seed"), names=setup.get("names"), write_setup=False)
+                seed=setup.get("seed", setup.get("computer_seed")), names=setup.get("names"),
+                write_setup=False,
+                computers=[(int(a), str(b)) for a, b in setup.get("computers", [])])
     s._log_line("info", f"resumed {Path(path).name} at move {len(result.referee.moves)}")
     return s

@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ..session import Event
@@ -61,6 +62,7 @@ class GpioIndicators:
         self.buttons: dict[str, Any] = {}
         self.last_pattern: str | None = None
         self.patterns: list[str] = []
+        self.counts: Counter[str] = Counter()
 
     def bind_buttons(self, session, call=None) -> None:
         """Wire the buttons to the session. ``call(fn)`` runs ``fn`` on the main loop's
@@ -79,6 +81,7 @@ class GpioIndicators:
     def beep(self, pattern: str) -> None:
         self.last_pattern = pattern
         self.patterns.append(pattern)
+        self.counts[pattern] += 1
         del self.patterns[:-50]
         if self.buzzer is not None:
             on, off, n = BUZZ[pattern]
@@ -124,6 +127,10 @@ class GpioIndicators:
             self.beep(kind)
         elif kind == "game_over":
             self.beep("game_over")
+
+    def history_summary(self) -> list[str]:
+        """What the buzzer sounded so far, e.g. ``["move x40", "warning x2"]``."""
+        return [f"{k} x{n}" for k, n in sorted(self.counts.items())]
 
     def close(self) -> None:
         for dev in [*self.turn, self.sequence, self.dead, self.illegal, self.buzzer, self.rgb,
