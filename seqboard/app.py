@@ -8,6 +8,7 @@ source -> stable observation -> referee -> verdict -> indicators -> record.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import signal
 import sys
@@ -77,6 +78,9 @@ def new_session(cfg: Config, mode: str, directory: Path, *, seed: int | None,
                 full_game: bool, computers: dict[int, str] | None = None) -> Session:
     """A fresh game as the configuration describes it, with its record opened."""
     p = settings.game_params(cfg)
+    if computers and full_game is False:
+        # The Pi's virtual cards are not in the physical deck: the supply cannot be counted.
+        p["options"] = dataclasses.replace(p["options"], check_card_supply=False)
     names = list(cfg["game.names"])
     ref = Referee(p["edition"], p["n_players"], p["n_teams"], p["options"], p["layout"],
                   p["colours"], p["first_player"])

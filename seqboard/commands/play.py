@@ -1,0 +1,115 @@
+"""``seqboard play`` and ``seqboard referee``: a real game at a real board.
+
+``referee`` watches people play and judges every change; ``play`` does the same with the
+Pi in one or more seats: it shows its move on the LEDs and in the terminal, and the move
+counts once a person has placed the chip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from .demo import add_common, start_dashboard
+
+PLAY_EPILOG = """examples:
+  seqboard play                       the Pi plays the seats in game.computer_seats
+  seqboard play --computer 2          the Pi plays seat 2 against seat 1
+  seqboard play --computer 2 --level greedy --mock-gpio   try it without wiring
+
+The board is read from the source in the configuration ([sensing] source = "camera" needs
+`seqboard calibrate` first; "matrix" needs the sensor board on [matrix] port).
+"""
+
+REFEREE_EPILOG = """examples:
+  seqboard referee                    watch and judge a game of people
+  seqboard referee --config table.toml --records /mnt/usb/records
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play at the real board, with the Pi in some seats",
+                       description="Play at the real board; the Pi plays the computer seats, "
+                                   "shows its moves, and referees every change.",
+                       epilog=PLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common(p)
+    p.add_argument("--computer", type=int, action="append", metavar="SEAT",
+                   help="a seat (1-based) the Pi plays; repeatable (default game.computer_seats)")
+    p.add_argument("--level", help="the Pi's level (default game.computer_level)")
+    p.add_argument("--seed", type=int, help="seed of the Pi's virtual cards (default random)")
+    p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
+    p.set_defaults(func=run_play)
+    r = sub.add_parser("referee", help="watch a game of people and judge every change",
+                       description="Referee a game of people at the real board: every change "
+                                   "is judged and shown on the indicators.",
+                       epilog=REFEREE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common(r)
+    r.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
+    r.set_defaults(func=run_referee)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    return _run(args, "play")
+
+
+def run_referee(args: argparse.Namespace) -> int:
+    args.computer, args.level, args.seed = None, None, None
+    return _run(args, "referee")
+
+
+def _run(args: argparse.Namespace, mode: str) -> int:
+    from engine.players import PLAYERS
+    from engine.record import parse_record
+
+    from .. import sources
+    from ..app import Pacer, attach_indicators, load_settings, open_session, records_dir
+    from ..app import run as run_app
+    from ..computer import ComputerSeats
+    from ..errors import UserError
+    from ..loop import Commands
+
+    cfg = load_settings(args.config)
+    n = cfg["game.players"]
+    seats: dict[int, str] = {}
+    if mode == "play":
+        level = args.level or cfg["game.computer_level"]
+        if level not in PLAYERS:
+            raise UserError(f"--level / game.computer_level: expected one of "
+                            f"{', '.join(sorted(PLAYERS))}, got {level!r}")
+        chosen = args.computer or cfg["game.computer_seats"]
+        if not chosen:
+            raise UserError("play: no seat for the Pi: give --computer SEAT or set "
+                            "game.computer_seats (or use `seqboard referee`)")
+        for s in chosen:
+            if not 1 <= s <= n:
+                raise UserError(f"--computer: seat {s} is not one of 1..{n}")
+            seats[s - 1] = level
+    # Open the sensing first: a missing camera or port fails before any record is written.
+    source_factory = sources.live_source_factory(cfg)
+    directory = records_dir(cfg, args.records)
+    seed = args.seed if args.seed is not None else random.randrange(1_000_000)
+    session = open_session(cfg, mode, directory, args.resume, seed=seed, full_game=False,
+                           computers=seats)
+    commands = Commands()
+    closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio)
+    step = None
+    if session.computers:
+        entries = []
+        if session.recorder is not None:
+            text = session.recorder.path.read_text("utf-8", errors="replace")
+            entries = parse_record(text, str(session.recorder.path)).entries
+        pi = ComputerSeats.from_record(session, entries)
+        step = pi.step
+    source = source_factory(session)
+    closers.append(source)
+    dash = start_dashboard(cfg, session, commands, directory, args)
+    print(f"seqboard {mode}: {session.referee.edition.title}, {session.referee.n_players} players; "
+          f"record {session.recorder.path if session.recorder else '-'}; Ctrl-C to stop "
+          f"(the game can be resumed)", flush=True)
+    try:
+        run_app(session, source, commands=commands, pacer=Pacer(real=True), step=step,
+                tick=0.02, closers=closers)
+    finally:
+        if dash is not None:
+            dash.stop()
+    return 0
