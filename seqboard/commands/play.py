@@ -62,7 +62,8 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     from engine.record import parse_record
 
     from .. import sources
-    from ..app import Pacer, attach_indicators, load_settings, open_session, records_dir
+    from ..app import (Pacer, attach_indicators, load_settings, open_session, real_pin_factory,
+                       records_dir)
     from ..app import run as run_app
     from ..computer import ComputerSeats
     from ..errors import UserError
@@ -84,7 +85,9 @@ def _run(args: argparse.Namespace, mode: str) -> int:
             if not 1 <= s <= n:
                 raise UserError(f"--computer: seat {s} is not one of 1..{n}")
             seats[s - 1] = level
-    # Open the sensing first: a missing camera or port fails before any record is written.
+    # Check the hardware first: a missing camera, port or GPIO fails before a record is written.
+    if cfg["gpio.enabled"] and not args.mock_gpio:
+        real_pin_factory()
     source_factory = sources.live_source_factory(cfg)
     directory = records_dir(cfg, args.records)
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
