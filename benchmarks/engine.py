@@ -2,7 +2,8 @@
 the incremental sequence check after a placement.
 
     python benchmarks/engine.py            # human-readable
-    python benchmarks/engine.py --json     # {"classic_random_games_per_s": ..., "sequence_check_us": ...}
+    python benchmarks/engine.py --json     # {"classic_random_games_per_s": ..., "sequence_check_us": ...,
+                                           #  "greedy_vs_random_win_rate": ...}
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine.board import EMPTY  # noqa: E402
 from engine.game import Game  # noqa: E402
-from engine.players import RandomPlayer, play_game  # noqa: E402
+from engine.players import GreedyPlayer, RandomPlayer, play_game  # noqa: E402
 
 
 def random_games_per_s(seconds: float, edition: str = "classic") -> tuple[float, float]:
@@ -30,6 +31,20 @@ def random_games_per_s(seconds: float, edition: str = "classic") -> tuple[float,
         n += 1
         turns += len(g.history)
     return n / (time.perf_counter() - start), turns / max(n, 1)
+
+
+def greedy_vs_random(games: int = 100) -> float:
+    """Share of 2-player classic games the greedy player wins against the random one,
+    seats swapped every other game (a drawn game counts as not won)."""
+    wins = 0
+    for n in range(games):
+        g = Game("classic", 2, rng=random.Random(10_000 + n))
+        greedy_seat = n % 2
+        players = [RandomPlayer(random.Random(3 * n)), RandomPlayer(random.Random(3 * n + 1))]
+        players[greedy_seat] = GreedyPlayer(random.Random(3 * n + 2))
+        play_game(g, players)
+        wins += g.winner == greedy_seat
+    return wins / games
 
 
 def sequence_check_us(samples: int = 200_000) -> float:
@@ -69,8 +84,10 @@ def main() -> None:
     gps, turns = random_games_per_s(args.seconds)
     print("timing the sequence check ...", file=sys.stderr)
     us = sequence_check_us()
+    print("greedy against random, 100 games ...", file=sys.stderr)
+    gvr = greedy_vs_random(100)
     out = {"classic_random_games_per_s": round(gps, 1), "classic_turns_per_game": round(turns, 1),
-           "sequence_check_us": round(us, 3)}
+           "sequence_check_us": round(us, 3), "greedy_vs_random_win_rate": round(gvr, 3)}
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         from stacks_bench import stacks_random_games_per_s  # the STACKS card game
