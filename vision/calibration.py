@@ -1,0 +1,117 @@
+"""The calibration file: where the board lies in the picture, what every empty space looks
+like, and the camera settings to lock. JSON, versioned; documented in docs/calibration.md.
+A broken file is refused with one line naming the file and the key at fault."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .classify import Reference
+
+VERSION = 1
+
+
+class CalibrationError(Exception):
+    """A calibration file that cannot be used; the message names the file and the key."""
+
+
+@dataclass
+class Calibration:
+    layout: str                      # the layout's name (classic, travel, jewish, or a file's)
+    rows: int
+    cols: int
+    corners: np.ndarray              # grid corners in the frame: tl, tr, br, bl
+    image_size: tuple[int, int]      # (width, height) of the frames it was made from
+    reference: Reference
+    method: str = "outline"          # outline, aruco or manual
+    camera: dict = field(default_factory=dict)   # locked exposure, gain, colour gains
+
+    def to_json(self) -> dict:
+        return {"version": VERSION, "layout": self.layout, "rows": self.rows, "cols": self.cols,
+                "method": self.method, "image_size": list(self.image_size),
+                "corners": np.round(self.corners, 2).tolist(), "camera": self.camera,
+                "reference": self.reference.to_json()}
+
+    def save(self, path: str | Path) -> None:
+        p = Path(path).expanduser()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(p.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), separators=(",", ":")), "utf-8")
+        tmp.replace(p)      # never a half-written calibration
+
+
+def _need(d: dict, key: str, typ, path: str):
+    if key not in d:
+        raise CalibrationError(f"{path}: missing key '{key}'")
+    v = d[key]
+    if not isinstance(v, typ) or isinstance(v, bool) and typ is not bool:
+        raise CalibrationError(f"{path}: key '{key}' has the wrong type")
+    return v
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    p = Path(path).expanduser()
+    name = str(p)
+    try:
+        text = p.read_text("utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(f"{name}: no such file (run `seqboard calibrate` first)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationError(f"{name}: cannot read: {exc}") from None
+    try:
+        d = json.loads(text)
+    except ValueError as exc:
+        raise CalibrationError(f"{name}: not valid JSON (line {getattr(exc, 'lineno', '?')}): "
+                               f"the file is damaged; run `seqboard calibrate` again") from None
+    if not isinstance(d, dict):
+        raise CalibrationError(f"{name}: not a calibration file")
+    version = _need(d, "version", int, name)
+    if version != VERSION:
+        raise CalibrationError(f"{name}: key 'version' is {version}; this seqboard reads {VERSION}")
+    rows, cols = _need(d, "rows", int, name), _need(d, "cols", int, name)
+    corners = np.asarray(_need(d, "corners", list, name), np.float32)
+    if corners.shape != (4, 2) or not np.isfinite(corners).all():
+        raise CalibrationError(f"{name}: key 'corners' must be four [x, y] points")
+    size = _need(d, "image_size", list, name)
+    if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
+        raise CalibrationError(f"{name}: key 'image_size' must be [width, height]")
+    try:
+        ref = Reference.from_json(_need(d, "reference", dict, name), rows * cols)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CalibrationError(f"{name}: key 'reference' is damaged ({exc})") from None
+    cam = d.get("camera", {})
+    if not isinstance(cam, dict):
+        raise CalibrationError(f"{name}: key 'camera' must be an object")
+    return Calibration(_need(d, "layout", str, name), rows, cols, corners, (size[0], size[1]),
+                       ref, str(d.get("method", "outline")), cam)
+
+
+def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
+              corners: np.ndarray | None = None, camera: dict | None = None) -> Calibration:
+    """Learn the board from frames of the empty board (a few, averaged against noise).
+
+    ``corners`` (tl, tr, br, bl of the grid) skips finding the board: the manual fallback.
+    Raises :class:`~vision.locate.BoardNotFound` saying what to fix.
+    """
+    from .classify import features
+    from .locate import find_aruco, find_outline, layout_template, orient, straighten
+    if not frames:
+        raise ValueError("no frames to calibrate from")
+    first = frames[0]
+    method = "manual"
+    if corners is None:
+        loc = find_aruco(first) if markers else find_outline(first)
+        method = loc.method
+        corners = loc.corners if markers else orient(first, loc.corners, layout,
+                                                    layout_template(layout))
+    corners = np.float32(corners)
+    boards = [straighten(f, corners, layout).astype(np.float32) for f in frames]
+    mean = np.clip(sum(boards) / len(boards), 0, 255).astype(np.uint8)
+    ref = Reference.from_features(features(mean, layout.rows, layout.cols))
+    h, w = first.shape[:2]
+    return Calibration(layout.name, layout.rows, layout.cols, corners, (w, h), ref, method,
+                       camera or {})

@@ -1,0 +1,169 @@
+"""Reading every space of the straightened board: empty, blue, green, red, white, or unknown.
+
+Each space is compared with its own appearance on the empty board (learnt at calibration,
+or the layout's printed pictures when there is no calibration), after dividing out the
+light falling on it: the paper band along the space's edge, which no chip covers, tells the
+colour and strength of the light there (uneven light, shadows, 2700 K to 6500 K). So a red
+heart is not a red chip, and a printed corner chip is not a chip. A space whose edge band
+no longer looks like its paper, and is skin-coloured, is under a hand: unknown. A space
+whose centre is blown out by glare is unknown too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.observation import SpaceState
+
+from .locate import CANON
+
+PATCH = 8      # side of the small patch a space is compared by
+
+
+def _masks(cell: int = CANON) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    yy, xx = (np.indices((cell, cell)) + 0.5) / cell - 0.5
+    r = np.hypot(xx, yy)
+    edge = np.maximum(np.abs(xx), np.abs(yy))
+    centre = r < 0.22
+    band = (edge > 0.42) & (edge < 0.48)
+    inner = edge < 0.45
+    return centre, band, inner
+
+
+CENTRE, BAND, INNER = _masks()
+RADII = (0.0, 0.12, 0.22, 0.3, 0.34, 0.39, 0.44)
+
+
+def _radial_masks(cell: int = CANON) -> list[np.ndarray]:
+    yy, xx = (np.indices((cell, cell)) + 0.5) / cell - 0.5
+    r = np.hypot(xx, yy)
+    return [(r >= a) & (r < b) for a, b in zip(RADII[:-1], RADII[1:])]
+
+
+RINGS = _radial_masks()
+
+
+@dataclass
+class SpaceFeatures:
+    """Per-space measurements of one straightened frame (arrays over spaces)."""
+
+    light: np.ndarray        # (n, 3) estimated light on each space (BGR)
+    centre: np.ndarray       # (n, 3) light-normalised mean colour of the centre disc
+    patch: np.ndarray        # (n, PATCH*PATCH*3) light-normalised small picture of the space
+    band_patch: np.ndarray   # (n, k) light-normalised edge band
+    skin: np.ndarray         # (n,) share of skin-coloured pixels in the space
+    glare: np.ndarray        # (n,) share of blown-out pixels in the centre
+    radial: np.ndarray       # (n, rings, 3) light-normalised mean colour of rings round the centre
+
+
+def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> SpaceFeatures:
+    """Measure every space of a straightened board image (``cell`` pixels per space)."""
+    n = rows * cols
+    f = board.astype(np.float32)
+    cells = f.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell, cell, 3)
+    band = cells[:, BAND]                                   # (n, k, 3)
+    # the paper's light: the brighter half of the edge band (prints and grid lines are dark)
+    lum = band.mean(axis=2)
+    thr = np.median(lum, axis=1, keepdims=True)
+    w = (lum >= thr)[..., None]
+    light = (band * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1)
+    grid = light.reshape(rows, cols, 3)
+    smooth = cv2.medianBlur(np.clip(grid, 0, 255).astype(np.uint8), 3).astype(np.float32)
+    light = np.maximum(smooth.reshape(n, 3), 12.0)
+    scale = (230.0 / light)[:, None, None, :]
+    norm = np.clip(cells * scale, 0, 255)
+    centre = norm[:, CENTRE].mean(axis=1)
+    small = cv2.resize(norm.reshape(n * cell, cell, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
+    patch = small.reshape(n, PATCH * PATCH * 3)
+    band_patch = norm[:, BAND].reshape(n, -1)
+    hsv = cv2.cvtColor(np.clip(norm, 0, 255).astype(np.uint8).reshape(n * cell, cell, 3),
+                       cv2.COLOR_BGR2HSV).reshape(n, cell, cell, 3)
+    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    skin = ((hue >= 5) & (hue <= 22) & (sat >= 50) & (sat <= 200) & (val >= 60))
+    skin_share = skin[:, INNER].mean(axis=1)
+    raw_centre = cells[:, CENTRE]
+    glare = (raw_centre.min(axis=2) > 250).mean(axis=1)
+    radial = np.stack([norm[:, m].mean(axis=1) for m in RINGS], axis=1)
+    return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial)
+
+
+@dataclass
+class Reference:
+    """What every space looks like on the empty board (from calibration, or drawn)."""
+
+    patch: np.ndarray
+    centre: np.ndarray
+    band_patch: np.ndarray
+    skin: np.ndarray
+    radial: np.ndarray
+
+    @classmethod
+    def from_features(cls, f: SpaceFeatures) -> "Reference":
+        return cls(f.patch.copy(), f.centre.copy(), f.band_patch.copy(), f.skin.copy(),
+                   f.radial.copy())
+
+    def to_json(self) -> dict:
+        return {"patch": np.round(self.patch).astype(int).tolist(),
+                "centre": np.round(self.centre, 1).tolist(),
+                "band_patch": np.round(self.band_patch).astype(int).tolist(),
+                "skin": np.round(self.skin, 3).tolist(),
+                "radial": np.round(self.radial, 1).tolist()}
+
+    @classmethod
+    def from_json(cls, d: dict, n: int) -> "Reference":
+        arrs = {k: np.asarray(d[k], np.float32)
+                for k in ("patch", "centre", "band_patch", "skin", "radial")}
+        if arrs["patch"].shape != (n, PATCH * PATCH * 3) or arrs["centre"].shape != (n, 3) \
+                or arrs["radial"].shape != (n, len(RINGS), 3):
+            raise ValueError(f"references for {len(arrs['centre'])} spaces, the board has {n}")
+        return cls(**arrs)
+
+
+def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
+    """The chip colour of a light-normalised centre colour (BGR), and a confidence."""
+    b, g, r = (float(v) for v in c)
+    hi, lo = max(b, g, r), min(b, g, r)
+    sat = (hi - lo) / max(hi, 1.0)
+    if sat < 0.2 and lo > 140:
+        return SpaceState.WHITE, min(1.0, (0.2 - sat) * 5 + 0.5)
+    if b >= g and b >= r:
+        return SpaceState.BLUE, min(1.0, sat * 2)
+    if g >= r:
+        return SpaceState.GREEN, min(1.0, sat * 2)
+    return SpaceState.RED, min(1.0, sat * 2)
+
+
+def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset()
+             ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+    """Per space: its state, a confidence 0..1, and whether a hand covers it."""
+    n = len(f.centre)
+    diff = np.maximum(np.abs(f.patch - ref.patch).mean(axis=1),           # 0..255
+                      np.abs(f.radial - ref.radial).mean(axis=2).max(axis=1) * 0.6)
+    band_diff = np.abs(f.band_patch - ref.band_patch).mean(axis=1)
+    hand = ((f.skin - ref.skin) > 0.12) & (band_diff > 25)
+    states: list[SpaceState] = []
+    conf = np.zeros(n, np.float32)
+    for i in range(n):
+        if hand[i]:
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = float(min(1.0, (f.skin[i] - ref.skin[i]) * 3))
+            continue
+        if f.glare[i] > 0.25:
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = 0.5
+            continue
+        d = diff[i]
+        if d < 18:
+            states.append(SpaceState.EMPTY)
+            conf[i] = float(min(1.0, (18 - d) / 10 + 0.3))
+            continue
+        st, c = chip_colour(f.centre[i])
+        if d < 28:
+            # in between: a shadow edge or a blurred print; trust it less
+            c *= (d - 18) / 10
+        states.append(st)
+        conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - 12) / 20))))
+    return states, conf, hand

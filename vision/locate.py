@@ -1,0 +1,217 @@
+"""Finding the board in a frame: its grid of spaces, without markers, with ArUco markers, or
+from corners the user gave.
+
+The markerless finder looks for the bright printed field of spaces inside the board's dark
+edge: a blurred Otsu threshold, a closing that fills chips and prints, the largest
+component's convex hull, reduced to four corners. Which corner is which (the board may lie
+any way round) is decided by comparing the straightened board with the layout's own
+pictures in the four rotations, or by nearness to the corners found before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.layout import Layout
+
+CANON = 32          # pixels per space in the straightened board
+
+
+class BoardNotFound(Exception):
+    """The board could not be found; the message says, in words, what to fix."""
+
+
+@dataclass
+class Located:
+    corners: np.ndarray      # grid corners in the frame: tl, tr, br, bl (float32, 4 x 2)
+    method: str              # "outline", "aruco" or "manual"
+    score: float = 1.0
+
+
+def order_corners(pts: np.ndarray) -> np.ndarray:
+    """Four points in clockwise order starting at the one nearest the image's top-left."""
+    pts = np.float32(pts).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]                    # clockwise in image coordinates (y down)
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+def straighten(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+               cell: int = CANON) -> np.ndarray:
+    """The grid of spaces seen from straight above, ``cell`` pixels per space."""
+    w, h = layout.cols * cell, layout.rows * cell
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(np.float32(corners), dst)
+    return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR)
+
+
+def _diagnose(gray: np.ndarray, quad: np.ndarray | None) -> str:
+    h, w = gray.shape
+    if gray.mean() < 45:
+        return "the picture is too dark: turn on more light or open the lens"
+    if quad is not None:
+        touching = ((quad[:, 0] < 3) | (quad[:, 0] > w - 4) | (quad[:, 1] < 3) | (quad[:, 1] > h - 4)).any()
+        if touching:
+            return "the board is cut off: move the camera back so the whole board and a margin show"
+        sides = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
+        if min(sides) / max(sides) < 0.45:
+            return "the board is seen too obliquely: put the camera more nearly above it"
+    return "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge"
+
+
+def find_outline(frame: np.ndarray) -> Located:
+    """The grid of spaces from the board's outline (no markers).
+
+    The board's dark edge is a closed ring darker than both the table and the printed
+    spaces; the hole inside that ring is the field of spaces. A local (adaptive) threshold
+    finds dark things whatever the light; opening removes thin print lines; the largest
+    hole that is nearly a quadrilateral is the field. Its four sides are fitted as lines
+    (so a printed corner chip does not cut a corner) and crossed to give the corners.
+    """
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    h, w = gray.shape
+    scale = min(1.0, 960.0 / max(h, w))
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    block = int(max(small.shape) / 8) | 1
+    dark = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                 block, 12)
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    contours, hier = cv2.findContours(dark, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    quad = None
+    best = 0.0
+    if hier is not None:
+        holes = [c for c, hh in zip(contours, hier[0]) if hh[3] != -1]
+        for cnt in sorted(holes, key=cv2.contourArea, reverse=True)[:3]:
+            area = cv2.contourArea(cnt)
+            if area < 0.05 * small.size:
+                break
+            pts = cnt.reshape(-1, 2).astype(np.float32)
+            hull = cv2.convexHull(pts).reshape(-1, 2)
+            q = _fit_sides(pts, order_corners(_extreme_corners(hull)))
+            q = _fit_sides(pts, order_corners(q))
+            fill = area / max(cv2.contourArea(q), 1.0)
+            if fill > best:
+                best, quad = fill, q / scale
+    if quad is None or best < 0.85:
+        raise BoardNotFound(_diagnose(gray, quad))
+    quad = order_corners(quad)
+    sides = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
+    if min(sides) / max(sides) < 0.45 or \
+            ((quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)).any():
+        raise BoardNotFound(_diagnose(gray, quad))
+    return Located(quad, "outline", best)
+
+
+def _extreme_corners(hull: np.ndarray) -> np.ndarray:
+    """Four rough corners: the hull's extremes along the diagonals of its best rectangle."""
+    (_, _), (_, _), angle = cv2.minAreaRect(hull)
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]], np.float32)
+    p = (hull - hull.mean(axis=0)) @ rot.T
+    idx = [int(np.argmax(-p[:, 0] - p[:, 1])), int(np.argmax(p[:, 0] - p[:, 1])),
+           int(np.argmax(p[:, 0] + p[:, 1])), int(np.argmax(-p[:, 0] + p[:, 1]))]
+    return hull[idx]
+
+
+def _fit_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Corners as the crossings of lines fitted to the middle of each side, so that a corner
+    cut off (a printed corner chip, a chip on the edge) does not pull it inwards."""
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 1:
+            return quad.astype(np.float32)
+        u = d / length
+        rel = points - a
+        along = rel @ u
+        across = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        sel = points[(along > 0.15 * length) & (along < 0.85 * length) & (across < 0.04 * length)]
+        if len(sel) < 5:
+            return quad.astype(np.float32)
+        vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad.astype(np.float32)
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    return np.float32(out)
+
+
+def _refine(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Sharpen the corners to the sub-pixel corner of the printed field."""
+    pts = quad.reshape(-1, 1, 2).copy()
+    win = max(3, int(min(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[1] - quad[2])) / 60))
+    try:
+        cv2.cornerSubPix(gray, pts, (win, win), (-1, -1),
+                         (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.05))
+    except cv2.error:
+        return quad
+    moved = np.linalg.norm(pts.reshape(4, 2) - quad, axis=1)
+    return np.where((moved < win * 1.5)[:, None], pts.reshape(4, 2), quad).astype(np.float32)
+
+
+def find_aruco(frame: np.ndarray, dictionary: int = cv2.aruco.DICT_4X4_50) -> Located:
+    """The grid from four ArUco markers (ids 0-3: tl, tr, br, bl) printed just outside the
+    grid's corners, each marker's inner corner touching the grid's corner."""
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(dictionary),
+                                  cv2.aruco.DetectorParameters())
+    corners, ids, _ = det.detectMarkers(frame)
+    if ids is None:
+        raise BoardNotFound("no ArUco markers found: check that the four corner markers are in view")
+    found = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners)}
+    missing = [i for i in range(4) if i not in found]
+    if missing:
+        raise BoardNotFound(f"ArUco markers {missing} not found: uncover the board's corners")
+    # marker corner order is tl, tr, br, bl; the grid corner is the marker's inner corner
+    inner = np.float32([found[0][2], found[1][3], found[2][0], found[3][1]])
+    return Located(inner, "aruco")
+
+
+def orientation_score(frame: np.ndarray, corners: np.ndarray, template: np.ndarray,
+                      layout: Layout) -> float:
+    """How well the straightened board matches the layout's template (normalised
+    correlation of the red-ness and darkness of the prints)."""
+    img = straighten(frame, corners, layout, 16)
+    return float(cv2.matchTemplate(_signature(img), _signature(template), cv2.TM_CCOEFF_NORMED)[0, 0])
+
+
+def _signature(img: np.ndarray) -> np.ndarray:
+    f = img.astype(np.float32)
+    red = f[:, :, 2] - np.maximum(f[:, :, 0], f[:, :, 1])
+    dark = 255.0 - f.mean(axis=2)
+    s = np.concatenate([red, dark], axis=1)
+    return cv2.GaussianBlur(s, (3, 3), 0)
+
+
+def orient(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+           template: np.ndarray | None = None, previous: np.ndarray | None = None) -> np.ndarray:
+    """Choose which found corner is the layout's top-left: the rotation nearest the corners
+    found before, or else the one whose picture best matches the layout's template."""
+    options = [np.roll(corners, -k, axis=0) for k in range(4)]
+    if previous is not None:
+        return min(options, key=lambda c: float(np.linalg.norm(c - previous, axis=1).sum()))
+    if template is None:
+        return corners
+    return max(options, key=lambda c: orientation_score(frame, c, template, layout))
+
+
+def layout_template(layout: Layout) -> np.ndarray:
+    """The layout's empty board, straightened at 16 pixels per space, for orientation."""
+    from .synth import MARGIN, board_image
+    cell = 32
+    img = board_image(layout, None, cell)
+    m = int(round(MARGIN * cell))
+    grid = img[m:m + layout.rows * cell, m:m + layout.cols * cell]
+    return cv2.resize(grid, (layout.cols * 16, layout.rows * 16), interpolation=cv2.INTER_AREA)

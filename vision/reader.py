@@ -1,0 +1,122 @@
+"""From one frame to a reading of the board: locate it, straighten it, read every space.
+
+Example::
+
+    reader = BoardReader(load_calibration(path), layout)
+    reading = reader.read(frame)          # FrameReading
+    print(reading.observation)            # the 10 x 10 grid of . B G R W ?
+
+Without a calibration the board is located in every frame and compared with the layout's
+printed pictures; with one, the calibrated corners are used and checked, and the board is
+found again when it was bumped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.layout import Layout
+from engine.observation import Observation, SpaceState
+
+from .calibration import Calibration
+from .classify import Reference, classify, features
+from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
+                     straighten)
+
+
+@dataclass
+class FrameReading:
+    """One frame's reading. ``found`` False: no board in view (``problem`` says why)."""
+
+    observation: Observation
+    confidence: tuple[float, ...]
+    occluded: tuple[bool, ...]
+    found: bool
+    corners: np.ndarray | None = None
+    board: np.ndarray | None = None        # the straightened board, for motion checks
+    problem: str = ""
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def hand(self) -> bool:
+        return any(self.occluded)
+
+
+def drawn_reference(layout: Layout) -> Reference:
+    """The empty board as the layout's own pictures show it (used without calibration)."""
+    from .locate import CANON
+    from .synth import MARGIN, board_image
+    img = board_image(layout, None, CANON * 2)
+    m = int(round(MARGIN * CANON * 2))
+    import cv2
+    grid = img[m:m + layout.rows * CANON * 2, m:m + layout.cols * CANON * 2]
+    grid = cv2.resize(grid, (layout.cols * CANON, layout.rows * CANON), interpolation=cv2.INTER_AREA)
+    return Reference.from_features(features(grid, layout.rows, layout.cols))
+
+
+class BoardReader:
+    """Reads frames of one board. ``markers=True`` finds it by its ArUco corner markers."""
+
+    def __init__(self, calibration: Calibration | None, layout: Layout, markers: bool = False) -> None:
+        self.layout = layout
+        self.calibration = calibration
+        self.markers = markers or (calibration is not None and calibration.method == "aruco")
+        self.reference = calibration.reference if calibration else drawn_reference(layout)
+        self.corners = calibration.corners.copy() if calibration else None
+        self._template = None
+        self._bad = 0
+
+    def _template_img(self):
+        if self._template is None:
+            self._template = layout_template(self.layout)
+        return self._template
+
+    def locate(self, frame: np.ndarray, previous: np.ndarray | None = None) -> np.ndarray:
+        loc = find_aruco(frame) if self.markers else find_outline(frame)
+        if loc.method == "aruco":
+            return loc.corners
+        return orient(frame, loc.corners, self.layout, self._template_img(), previous)
+
+    def read(self, frame: np.ndarray) -> FrameReading:
+        lay = self.layout
+        n = lay.size
+        t0 = time.perf_counter()
+        timings: dict = {}
+        if self.corners is None:
+            try:
+                self.corners = self.locate(frame)
+            except BoardNotFound as exc:
+                return self._nothing(str(exc))
+        timings["locate_ms"] = (time.perf_counter() - t0) * 1000
+        t1 = time.perf_counter()
+        board = straighten(frame, self.corners, lay)
+        f = features(board, lay.rows, lay.cols)
+        states, conf, hand = classify(f, self.reference, lay.free)
+        timings["classify_ms"] = (time.perf_counter() - t1) * 1000
+        # Bumped? Most spaces no longer look like the board: look for it again.
+        band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)
+        if (band_diff > 40).mean() > 0.5:
+            self._bad += 1
+            if self._bad >= 2:
+                self._bad = 0
+                try:
+                    t2 = time.perf_counter()
+                    self.corners = self.locate(frame, previous=self.corners)
+                    timings["locate_ms"] += (time.perf_counter() - t2) * 1000
+                    return self.read(frame)
+                except BoardNotFound as exc:
+                    return self._nothing(str(exc))
+            return self._nothing("the board moved or is covered", found=True)
+        self._bad = 0
+        obs = Observation(lay.rows, lay.cols, tuple(states), tuple(float(c) for c in conf))
+        return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
+                            self.corners.copy(), board, timings=timings)
+
+    def _nothing(self, problem: str, found: bool = False) -> FrameReading:
+        lay = self.layout
+        obs = Observation(lay.rows, lay.cols, (SpaceState.UNKNOWN,) * lay.size)
+        return FrameReading(obs, (0.0,) * lay.size, (True,) * lay.size, found, self.corners,
+                            None, problem)
