@@ -70,11 +70,17 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     thr = np.median(lum, axis=1, keepdims=True)
     w = (lum >= thr)[..., None]
     light = (band * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1)
-    grid = light.reshape(rows, cols, 3)
-    smooth = cv2.medianBlur(np.clip(grid, 0, 255).astype(np.uint8), 3).astype(np.float32)
-    light = np.maximum(smooth.reshape(n, 3), 12.0)
-    scale = (230.0 / light)[:, None, None, :]
-    norm = np.clip(cells * scale, 0, 255)
+    grid = np.maximum(light.reshape(rows, cols, 3), 12.0)
+    # A space whose band is far darker than its neighbours' (a hand, a chip over the edge)
+    # takes their light instead; then the light is interpolated across every pixel, so a
+    # shadow's soft edge or a gradient inside a space is divided out too.
+    med = cv2.medianBlur(np.clip(grid, 0, 255).astype(np.uint8), 3).astype(np.float32)
+    odd = (np.abs(grid - med).max(axis=2) > 0.25 * med.max(axis=2))[..., None]
+    grid = np.where(odd, med, grid)
+    light = grid.reshape(n, 3)
+    field = cv2.resize(grid, (cols * cell, rows * cell), interpolation=cv2.INTER_LINEAR)
+    field = field.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell, cell, 3)
+    norm = np.clip(cells * (230.0 / np.maximum(field, 12.0)), 0, 255)
     centre = norm[:, CENTRE].mean(axis=1)
     small = cv2.resize(norm.reshape(n * cell, cell, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
     patch = small.reshape(n, PATCH * PATCH * 3)

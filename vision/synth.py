@@ -394,7 +394,8 @@ def random_board(layout: Layout, rng: np.random.Generator, fill: float = 0.35,
 class SyntheticCamera:
     """A frame source filming a changing table: ``table`` has ``observation()`` and, while a
     hand is over the board, ``hand_at`` (the space it reaches for). One setup (seeded
-    conditions) for the whole session, as a camera on a stand; each frame has fresh noise."""
+    conditions) for the whole session, as a camera on a stand. A frame is rendered again
+    only when the table changed; each frame gets fresh sensor noise."""
 
     def __init__(self, table, layout: Layout, seed: int = 0,
                  conditions: Conditions | None = None) -> None:
@@ -403,17 +404,27 @@ class SyntheticCamera:
         self.seed = seed
         rng = np.random.default_rng(seed)
         self.conditions = conditions or replace(
-            random_conditions(rng, "clean", 960, 720), rotation_deg=float(rng.uniform(-8, 8)),
+            random_conditions(rng, "clean", 640, 480), rotation_deg=float(rng.uniform(-8, 8)),
             tilt_deg=float(rng.uniform(5, 20)), kelvin=float(rng.uniform(3000, 6000)))
+        sigma = self.conditions.noise
+        shape = (self.conditions.height, self.conditions.width, 3)
+        self._noise = [rng.normal(0, sigma, shape).astype(np.int16) for _ in range(4)]
         self.frame_no = 0
         self.last: Rendered | None = None
+        self._key: tuple | None = None
 
     def read(self) -> np.ndarray:
         self.frame_no += 1
-        cond = replace(self.conditions, hand_at=getattr(self.table, "hand_at", None))
-        self.last = render(self.layout, self.table.observation(), cond,
-                           seed=self.seed * 7919 + self.frame_no, jitter=0.0)
-        return self.last.image
+        hand = getattr(self.table, "hand_at", None)
+        obs = self.table.observation()
+        key = (obs.states, hand)
+        if key != self._key or self.last is None:
+            cond = replace(self.conditions, hand_at=hand, noise=0.0)
+            self.last = render(self.layout, obs, cond, seed=self.seed * 7919 + self.frame_no,
+                               jitter=0.0)
+            self._key = key
+        noisy = self.last.image.astype(np.int16) + self._noise[self.frame_no % len(self._noise)]
+        return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
         pass

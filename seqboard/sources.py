@@ -1,0 +1,225 @@
+"""Where stable observations come from: the camera (through ``vision``) or the sensor matrix
+(through ``firmware_bridge``); and their simulated twins for the demo.
+
+Each source implements :class:`seqboard.loop.Source`: ``poll(now)`` returns a new stable
+:class:`~engine.observation.Observation` or None. Opening one checks the hardware and fails
+with a :class:`UserError` naming the configuration key at fault.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from engine.observation import Observation, SpaceState
+
+from .errors import UserError
+from .session import Session
+
+
+# --- the sensor matrix ----------------------------------------------------------------------
+def occupancy_to_observation(occupied: list[bool], session: Session) -> Observation:
+    """An occupancy-only board says where chips are, not their colour: a chip the game
+    already has keeps its colour, a new chip is the colour of the team to move (the
+    engine knows whose turn it is). Two new chips, or a wrong one, are still judged: the
+    referee sees two chips, or a chip where there should be none."""
+    r = session.referee
+    states = []
+    mover = SpaceState(r.colours[r.team])
+    for i, occ in enumerate(occupied):
+        c = r.board.cells[i]
+        if not occ:
+            states.append(SpaceState.EMPTY)
+        elif c > 0:
+            states.append(SpaceState(r.colours[c - 1]))
+        else:
+            states.append(mover)
+    return Observation(r.layout.rows, r.layout.cols, tuple(states))
+
+
+class Settler:
+    """Reports a reading once it has stayed the same for ``settle`` seconds, and only when it
+    differs from the last one reported (the sensors' answer to a hand's shadow)."""
+
+    def __init__(self, settle: float) -> None:
+        self.settle = settle
+        self._value = None
+        self._since = 0.0
+        self._reported = None
+
+    def update(self, value, now: float):
+        if value != self._value:
+            self._value, self._since = value, now
+            return None
+        if value is None or now - self._since < self.settle or value == self._reported:
+            return None
+        self._reported = value
+        return value
+
+    def forget(self) -> None:
+        """Report the current reading again even if unchanged (after an undo)."""
+        self._reported = None
+
+
+class MatrixSource:
+    """Stable observations from the sensor matrix. Only full snapshots are trusted; the link
+    asks for one whenever the board reports a change."""
+
+    def __init__(self, link, session: Session, settle: float = 0.3) -> None:
+        self.link = link
+        self.session = session
+        self.settler = Settler(settle)
+        session.subscribe(self._on_event)
+
+    def _on_event(self, event, view) -> None:
+        if event.kind in ("undo", "cleared"):
+            self.settler.forget()
+
+    def poll(self, now: float) -> Observation | None:
+        snap = self.link.latest_snapshot()
+        if snap is None:
+            return None
+        key = tuple(snap.spaces)
+        settled = self.settler.update(key, now)
+        if settled is None:
+            return None
+        if getattr(snap, "identity", False):
+            r = self.session.referee
+            states = tuple(SpaceState(v) if v else SpaceState.EMPTY for v in snap.spaces)
+            return Observation(r.layout.rows, r.layout.cols, states)
+        return occupancy_to_observation([bool(v) for v in snap.spaces], self.session)
+
+    def close(self) -> None:
+        self.link.stop()
+
+
+# --- the camera -----------------------------------------------------------------------------
+class CameraSource:
+    """Frames -> per-frame readings -> stable observations (vision's stabiliser decides when
+    the board is still and uncovered). Keeps the latest frame and reading for the dashboard.
+    A camera that stops sending frames for ``stall`` seconds ends the run with a clear line
+    (the record is already safe on disk)."""
+
+    def __init__(self, frames, reader, stabiliser, stall: float = 5.0, name: str = "camera") -> None:
+        self.frames = frames
+        self.reader = reader
+        self.stabiliser = stabiliser
+        self.stall = stall
+        self.name = name
+        self.last_frame = None
+        self.last_reading = None
+        self._last_ok: float | None = None
+
+    def poll(self, now: float) -> Observation | None:
+        frame = self.frames.read()
+        if frame is None:
+            if self._last_ok is None:
+                self._last_ok = now
+            if now - self._last_ok > self.stall:
+                raise UserError(f"camera.device: {self.name} stopped sending frames "
+                                f"(no frame for {self.stall:.0f} s); the game is saved, "
+                                f"start again to resume it")
+            return None
+        self._last_ok = now
+        reading = self.reader.read(frame)
+        self.last_frame, self.last_reading = frame, reading
+        return self.stabiliser.update(reading, now)
+
+    def forget(self) -> None:
+        self.stabiliser.forget()
+
+    def annotated(self):
+        """The latest frame with the grid and each space's reading drawn on it."""
+        if self.last_frame is None or self.last_reading is None:
+            return None
+        from vision.draw import draw_reading
+        return draw_reading(self.last_frame, self.last_reading)
+
+    def close(self) -> None:
+        self.frames.close()
+
+
+def live_source_factory(cfg) -> Callable[[Session], object]:
+    """Open the configured sensing now (so a missing device fails before anything is
+    written); return a function that builds the source for a session."""
+    if cfg["sensing.source"] == "camera":
+        return _camera_factory(cfg)
+    return _matrix_factory(cfg)
+
+
+def _camera_factory(cfg) -> Callable[[Session], object]:
+    path = cfg.expand("camera.calibration")
+    if not path.exists():
+        raise UserError(f"camera.calibration: no calibration file at {path}; run "
+                        f"`seqboard calibrate --out {path}` with the empty board in view first")
+    from vision.calibration import CalibrationError, load_calibration
+    from vision.reader import BoardReader
+    from vision.sources import FrameSourceError, open_frames
+    from vision.stabilise import Stabiliser
+    try:
+        calibration = load_calibration(path)
+    except CalibrationError as exc:
+        raise UserError(f"camera.calibration: {exc}") from None
+    device = cfg["camera.device"]
+    try:
+        frames = open_frames(device, width=cfg["camera.width"], height=cfg["camera.height"],
+                             fps=cfg["camera.fps"], calibration=calibration)
+    except FrameSourceError as exc:
+        raise UserError(f"camera.device: {exc}") from None
+
+    def make(session: Session) -> CameraSource:
+        lay = session.referee.layout
+        if (lay.rows, lay.cols) != (calibration.rows, calibration.cols):
+            raise UserError(f"camera.calibration: made for a {calibration.rows} x "
+                            f"{calibration.cols} board, the game is {lay.rows} x {lay.cols}")
+        reader = BoardReader(calibration, lay)
+        src = CameraSource(frames, reader, Stabiliser(settle=cfg["camera.settle_seconds"]),
+                           name=f"camera {device!r}")
+        session.subscribe(lambda ev, view: src.forget() if ev.kind in ("undo", "cleared") else None)
+        return src
+    return make
+
+
+def _matrix_factory(cfg) -> Callable[[Session], object]:
+    from firmware_bridge.link import LinkError, MatrixLink
+    from firmware_bridge.wiring import wiring_from_config
+    port = cfg["matrix.port"]
+    try:
+        link = MatrixLink(port, baud=cfg["matrix.baud"],
+                          wiring=wiring_from_config(cfg.section("leds"), 10, 10))
+        link.start(wait=3.0)
+    except LinkError as exc:
+        raise UserError(f"matrix.port: cannot open {port}: {exc}") from None
+
+    def make(session: Session) -> MatrixSource:
+        from .indicators.matrix import MatrixLeds
+        src = MatrixSource(link, session, settle=cfg["matrix.settle_seconds"])
+        session.subscribe(MatrixLeds(link, session))
+        return src
+    return make
+
+
+def synthetic_camera(table, layout, seed: int, settle: float = 0.3) -> CameraSource:
+    """The demo's camera: the synthetic renderer films the simulated table from a stand,
+    calibrated first on the empty board as a user would, then read and stabilised by the
+    same code as a real camera."""
+    from dataclasses import replace
+
+    from vision.calibration import calibrate
+    from vision.reader import BoardReader
+    from vision.stabilise import Stabiliser
+    from vision.synth import SyntheticCamera, render
+    cam = SyntheticCamera(table, layout, seed)
+    empty = Observation.empty(layout.rows, layout.cols)
+    frames = [render(layout, empty, replace(cam.conditions, hand_at=None), seed=seed + k,
+                     jitter=0.0).image for k in range(2)]
+    calibration = calibrate(frames, layout)
+    return CameraSource(cam, BoardReader(calibration, layout), Stabiliser(settle=settle),
+                        name="the synthetic camera")
+
+
+def emulated_matrix(table, session, cfg):
+    raise NotImplementedError
+
+
+__all__ = ["CameraSource", "MatrixSource", "Settler", "live_source_factory",
+           "occupancy_to_observation", "synthetic_camera"]
