@@ -20,7 +20,8 @@ from engine.observation import SpaceState
 
 from .locate import CANON
 
-PATCH = 8      # side of the small patch a space is compared by
+PATCH = 8          # side of the small patch a space is compared by
+EMPTY_BELOW = 9.0  # mean difference (grey levels) from the empty space under which it is empty
 
 
 def _masks(cell: int = CANON) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -85,8 +86,11 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     small = cv2.resize(norm.reshape(n * cell, cell, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
     patch = small.reshape(n, PATCH * PATCH * 3)
     band_patch = norm[:, BAND].reshape(n, -1)
-    hsv = cv2.cvtColor(np.clip(norm, 0, 255).astype(np.uint8).reshape(n * cell, cell, 3),
-                       cv2.COLOR_BGR2HSV).reshape(n, cell, cell, 3)
+    # Skin is told by its hue under the board's overall light (a hand over a space hides
+    # the paper its local light is measured from).
+    overall = np.median(light, axis=0)
+    whole = np.clip(cells * (230.0 / np.maximum(overall, 12.0)), 0, 255).astype(np.uint8)
+    hsv = cv2.cvtColor(whole.reshape(n * cell, cell, 3), cv2.COLOR_BGR2HSV).reshape(n, cell, cell, 3)
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
     skin = ((hue >= 5) & (hue <= 22) & (sat >= 50) & (sat <= 200) & (val >= 60))
     skin_share = skin[:, INNER].mean(axis=1)
@@ -142,14 +146,14 @@ def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
     return SpaceState.RED, min(1.0, sat * 2)
 
 
-def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset()
-             ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(),
+             empty_below: float = EMPTY_BELOW) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether a hand covers it."""
     n = len(f.centre)
     diff = np.maximum(np.abs(f.patch - ref.patch).mean(axis=1),           # 0..255
-                      np.abs(f.radial - ref.radial).mean(axis=2).max(axis=1) * 0.6)
+                      np.abs(f.radial - ref.radial).mean(axis=2).max(axis=1))
     band_diff = np.abs(f.band_patch - ref.band_patch).mean(axis=1)
-    hand = ((f.skin - ref.skin) > 0.12) & (band_diff > 25)
+    hand = ((f.skin - ref.skin) > 0.05) & (band_diff > 15)
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):
@@ -162,14 +166,11 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
             conf[i] = 0.5
             continue
         d = diff[i]
-        if d < 18:
+        if d < empty_below:
             states.append(SpaceState.EMPTY)
-            conf[i] = float(min(1.0, (18 - d) / 10 + 0.3))
+            conf[i] = float(min(1.0, (empty_below - d) / empty_below + 0.5))
             continue
         st, c = chip_colour(f.centre[i])
-        if d < 28:
-            # in between: a shadow edge or a blurred print; trust it less
-            c *= (d - 18) / 10
         states.append(st)
-        conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - 12) / 20))))
+        conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - empty_below) / 10 + 0.3))))
     return states, conf, hand

@@ -64,6 +64,21 @@ def _diagnose(gray: np.ndarray, quad: np.ndarray | None) -> str:
     return "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge"
 
 
+def _rough_board(small: np.ndarray, scale: float) -> np.ndarray | None:
+    """The largest bright region's four extreme corners: where the board roughly is, to
+    tell the user what is wrong with the view when the board's outline cannot be found."""
+    _, mask = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    big = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(big) < 0.03 * small.size:
+        return None
+    hull = cv2.convexHull(big).reshape(-1, 2).astype(np.float32)
+    return order_corners(_extreme_corners(hull)) / scale
+
+
 def find_outline(frame: np.ndarray) -> Located:
     """The grid of spaces from the board's outline (no markers).
 
@@ -99,7 +114,7 @@ def find_outline(frame: np.ndarray) -> Located:
             if fill > best:
                 best, quad = fill, q / scale
     if quad is None or best < 0.85:
-        raise BoardNotFound(_diagnose(gray, quad))
+        raise BoardNotFound(_diagnose(gray, quad if quad is not None else _rough_board(small, scale)))
     quad = order_corners(quad)
     sides = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
     if min(sides) / max(sides) < 0.45 or \
@@ -204,7 +219,20 @@ def orient(frame: np.ndarray, corners: np.ndarray, layout: Layout,
         return min(options, key=lambda c: float(np.linalg.norm(c - previous, axis=1).sum()))
     if template is None:
         return corners
-    return max(options, key=lambda c: orientation_score(frame, c, template, layout))
+    if list(layout.symbols) == list(layout.symbols)[::-1]:
+        # the board reads the same turned round: those two ways are one and the same
+        options = [options[0], options[1]] if layout.rows != layout.cols or \
+            not _quarter_symmetric(layout) else [options[0]]
+    scores = [orientation_score(frame, c, template, layout) for c in options]
+    best = int(np.argmax(scores))
+    # no clear winner (a layout that looks alike every way round): keep the top-left corner
+    return options[best] if scores[best] - scores[0] > 0.05 else options[0]
+
+
+def _quarter_symmetric(layout: Layout) -> bool:
+    n = layout.rows
+    turned = [layout.symbols[(n - 1 - c) * n + r] for r in range(n) for c in range(n)]
+    return turned == list(layout.symbols)
 
 
 def layout_template(layout: Layout) -> np.ndarray:

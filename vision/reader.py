@@ -94,7 +94,9 @@ class BoardReader:
         t1 = time.perf_counter()
         board = straighten(frame, self.corners, lay)
         f = features(board, lay.rows, lay.cols)
-        states, conf, hand = classify(f, self.reference, lay.free)
+        # against the drawn pictures (no calibration) a space must differ more to be a chip
+        states, conf, hand = classify(f, self.reference, lay.free,
+                                      9.0 if self.calibration is not None else 20.0)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)

@@ -55,6 +55,7 @@ class Conditions:
     jpeg: int = 0                  # JPEG quality (0: none)
     hand_at: int | None = None     # space a hand reaches for (None: no hand)
     hand_size: float = 1.3         # hand radius in spaces
+    light_seed: int = 0            # where the room's gradient, shadow and glare fall
 
 
 @dataclass
@@ -296,21 +297,22 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
 
     img = frame.astype(np.float32)
     img *= kelvin_gains(cond.kelvin) * cond.brightness
+    lrng = np.random.default_rng(cond.light_seed)   # the room's lights stay where they are
     if cond.uneven:
         yy, xx = np.mgrid[0:cond.height, 0:cond.width].astype(np.float32)
-        a = rng.uniform(0, 2 * math.pi)
+        a = lrng.uniform(0, 2 * math.pi)
         g = (np.cos(a) * (xx / cond.width - 0.5) + np.sin(a) * (yy / cond.height - 0.5))
         img *= (1.0 + cond.uneven * g * 1.2)[..., None]
     if cond.shadow:
         sm = np.zeros((cond.height, cond.width), np.uint8)
-        p0 = rng.uniform([0, 0], [cond.width, cond.height])
-        pts = np.int32([p0 + rng.uniform(-0.4, 0.4, 2) * [cond.width, cond.height] for _ in range(4)])
+        p0 = lrng.uniform([0, 0], [cond.width, cond.height])
+        pts = np.int32([p0 + lrng.uniform(-0.4, 0.4, 2) * [cond.width, cond.height] for _ in range(4)])
         cv2.fillConvexPoly(sm, cv2.convexHull(pts), 255)
         sm = cv2.GaussianBlur(sm, (0, 0), 25).astype(np.float32) / 255.0
         img *= (1.0 - cond.shadow * sm)[..., None]
     for _ in range(cond.glare):
-        gx, gy = rng.uniform(0.2, 0.8) * cond.width, rng.uniform(0.2, 0.8) * cond.height
-        sig = rng.uniform(0.015, 0.04) * cond.width
+        gx, gy = lrng.uniform(0.2, 0.8) * cond.width, lrng.uniform(0.2, 0.8) * cond.height
+        sig = lrng.uniform(0.015, 0.04) * cond.width
         yy, xx = np.ogrid[0:cond.height, 0:cond.width]
         blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sig * sig)).astype(np.float32)
         img += (blob * 230)[..., None]
@@ -350,6 +352,7 @@ def random_conditions(rng: np.random.Generator, kind: str, width: int = 1280,
                       height: int = 720) -> Conditions:
     """Conditions of one named kind, drawn at random within what a real camera varies."""
     base = Conditions(width=width, height=height, rotation_deg=float(rng.uniform(-180, 180)),
+                      light_seed=int(rng.integers(1 << 30)),
                       tilt_deg=float(rng.uniform(0, 12)), kelvin=float(rng.uniform(4000, 6000)),
                       noise=float(rng.uniform(1, 3)), scale=float(rng.uniform(0.8, 0.92)))
     if kind == "clean":
