@@ -1,0 +1,64 @@
+"""`seqboard calibrate --image` and `seqboard read` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from engine.game import builtin_layout
+from engine.observation import Observation
+from seqboard.cli import main
+from vision.synth import Conditions, random_board, render
+
+LAYOUT = builtin_layout("classic")
+COND = Conditions(tilt_deg=15, rotation_deg=25, kelvin=3500)
+
+
+def test_calibrate_then_read(tmp_path, capsys):
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), render(LAYOUT, Observation.empty(10, 10), COND, seed=1, jitter=0).image)
+    board = random_board(LAYOUT, np.random.default_rng(4))
+    game = tmp_path / "game.jpg"
+    cv2.imwrite(str(game), render(LAYOUT, board, COND, seed=2).image)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", "--image", str(empty), "--out", str(cal)]) == 0
+    assert cal.exists() and cal.with_suffix(".png").exists()
+    capsys.readouterr()
+    assert main(["read", str(game), "--calibration", str(cal)]) == 0
+    assert capsys.readouterr().out.strip() == str(board)
+    assert main(["read", str(game), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert "\n".join(d["board"]) == str(board) and len(d["confidence"]) == 100
+
+
+def test_calibrate_says_what_to_fix(tmp_path, capsys):
+    dark = tmp_path / "dark.png"
+    cv2.imwrite(str(dark), render(LAYOUT, Observation.empty(10, 10),
+                                  Conditions(brightness=0.12), seed=1).image)
+    assert main(["calibrate", "--image", str(dark), "--out", str(tmp_path / "c.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "too dark" in err[0]
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_calibrate_with_manual_corners_and_warns_of_chips(tmp_path, capsys):
+    r = render(LAYOUT, random_board(LAYOUT, np.random.default_rng(1)), COND, seed=1)
+    img = tmp_path / "with-chips.png"
+    cv2.imwrite(str(img), r.image)
+    corners = ",".join(f"{v:.1f}" for v in r.grid_corners.ravel())
+    assert main(["calibrate", "--image", str(img), "--out", str(tmp_path / "c.json"),
+                 "--corners", corners]) == 0
+    assert "calibrate with the board empty" in capsys.readouterr().err
+
+
+def test_read_bad_inputs(tmp_path, capsys):
+    assert main(["read", str(tmp_path / "missing.png")]) == 2
+    assert "cannot read it as an image" in capsys.readouterr().err
+    (tmp_path / "cal.json").write_text("{not json")
+    img = tmp_path / "x.png"
+    cv2.imwrite(str(img), np.zeros((50, 50, 3), np.uint8))
+    assert main(["read", str(img), "--calibration", str(tmp_path / "cal.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cal.json" in err[0]
