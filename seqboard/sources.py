@@ -90,6 +90,9 @@ class MatrixSource:
 
     def close(self) -> None:
         self.link.stop()
+        emu = getattr(self, "emulator", None)
+        if emu is not None:
+            emu.stop()
 
 
 # --- the camera -----------------------------------------------------------------------------
@@ -181,21 +184,36 @@ def _camera_factory(cfg) -> Callable[[Session], object]:
 
 def _matrix_factory(cfg) -> Callable[[Session], object]:
     from firmware_bridge.link import LinkError, MatrixLink
-    from firmware_bridge.wiring import wiring_from_config
+    from firmware_bridge.wiring import WiringError, wiring_from_config
     port = cfg["matrix.port"]
+    link = MatrixLink(port, baud=cfg["matrix.baud"], brightness=cfg["leds.brightness"])
     try:
-        link = MatrixLink(port, baud=cfg["matrix.baud"],
-                          wiring=wiring_from_config(cfg.section("leds"), 10, 10))
         link.start(wait=3.0)
     except LinkError as exc:
         raise UserError(f"matrix.port: cannot open {port}: {exc}") from None
 
     def make(session: Session) -> MatrixSource:
-        from .indicators.matrix import MatrixLeds
-        src = MatrixSource(link, session, settle=cfg["matrix.settle_seconds"])
-        session.subscribe(MatrixLeds(link, session))
-        return src
+        lay = session.referee.layout
+        hello = link.hello
+        if (hello.rows, hello.cols) != (lay.rows, lay.cols):
+            link.stop()
+            raise UserError(f"matrix.port: the board on {port} is {hello.rows} x {hello.cols}, "
+                            f"the game needs {lay.rows} x {lay.cols}")
+        try:
+            link.wiring = wiring_from_config(cfg.section("leds"), lay.rows, lay.cols)
+        except WiringError as exc:
+            link.stop()
+            raise UserError(str(exc)) from None
+        return attach_matrix(link, session, cfg["matrix.settle_seconds"])
     return make
+
+
+def attach_matrix(link, session: Session, settle: float) -> MatrixSource:
+    """The matrix as the session's source and as one more indicator (its LEDs)."""
+    from .indicators.matrix import MatrixLeds
+    src = MatrixSource(link, session, settle=settle)
+    session.subscribe(MatrixLeds(link, session))
+    return src
 
 
 def synthetic_camera(table, layout, seed: int, settle: float = 0.3) -> CameraSource:
@@ -217,8 +235,25 @@ def synthetic_camera(table, layout, seed: int, settle: float = 0.3) -> CameraSou
                         name="the synthetic camera")
 
 
-def emulated_matrix(table, session, cfg):
-    raise NotImplementedError
+def emulated_matrix(table, session: Session, settle: float = 0.3) -> MatrixSource:
+    """The demo's sensor matrix: the emulator senses the simulated table's chips (by
+    occupancy only, as a hall-sensor board) and the app reaches it through the serial
+    protocol on a pty, exactly as it would the real board."""
+    from firmware_bridge.emulator import Emulator
+    from firmware_bridge.link import MatrixLink
+    from firmware_bridge.wiring import make_wiring
+    lay = session.referee.layout
+    emu = Emulator(lay.rows, lay.cols, sensor="occupancy")
+    for i, st in enumerate(table.states):
+        if st.is_chip:
+            emu.place(i)
+    table.listeners.append(lambda i, st: emu.set_space(i, "occupied" if st.is_chip else None))
+    path = emu.start_pty()
+    link = MatrixLink(path, wiring=make_wiring(lay.rows, lay.cols))
+    link.start(wait=3.0)
+    src = attach_matrix(link, session, settle)
+    src.emulator = emu
+    return src
 
 
 __all__ = ["CameraSource", "MatrixSource", "Settler", "live_source_factory",

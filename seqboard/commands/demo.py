@@ -38,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", default="greedy", help="computer players' level (default greedy)")
     p.add_argument("--speed", type=float, default=4.0,
                    help="how many times faster than real time the table moves (default 4)")
-    p.add_argument("--fast", action="store_true", help="no pacing: as fast as the machine goes")
+    p.add_argument("--fast", action="store_true",
+                   help="no pacing: as fast as the machine goes (with --source matrix: 10 times "
+                        "real time, as the serial link runs in real time)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="no scripted mistakes (by default a chip of the wrong colour goes down "
                         "at move 5 and one on a wrong space at move 12)")
@@ -87,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
     closers = attach_indicators(session, cfg, commands, mock_gpio=True)
     source = make_source(args.source, table, session, cfg, seed)
     dash = start_dashboard(cfg, session, commands, directory, args)
-    pacer = Pacer(real=False, speed=0 if args.fast else args.speed)
+    # The matrix emulator and its serial link run in real time: the table may not outrun them.
+    speed = args.speed if not args.fast else (10.0 if args.source == "matrix" else 0)
+    pacer = Pacer(real=False, speed=speed)
     try:
         run_app(session, source, commands=commands, pacer=pacer, step=director.step, tick=0.1,
                 until=lambda: session.ended or pacer.now > 3600, closers=closers)
@@ -120,7 +124,7 @@ def make_source(kind: str, table, session, cfg, seed: int):
     from .. import sources
     if kind == "camera":
         return sources.synthetic_camera(table, session.referee.layout, seed)
-    return sources.emulated_matrix(table, session, cfg)
+    return sources.emulated_matrix(table, session)
 
 
 def start_dashboard(cfg, session, commands, directory, args):

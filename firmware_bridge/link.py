@@ -1,0 +1,334 @@
+"""The host's serial link to the matrix, on pyserial: it loses nothing and never lies.
+
+* connects by port (``/dev/ttyACM0``) or pyserial URL (``socket://127.0.0.1:7000``);
+* reconnects by itself when the cable is pulled and put back, or the board goes silent;
+* resynchronises after garbage (frames are delimited; a bad frame is skipped whole);
+* never applies a frame whose CRC or length is wrong;
+* retries every request until it is acknowledged (a NAK retries at once);
+* rate-limits LED frames, newest wins: an older frame is never resent once a newer exists;
+* trusts only full snapshots: a change event only asks for one.
+
+Example::
+
+    link = MatrixLink("socket://127.0.0.1:7000", wiring=make_wiring(10, 10))
+    link.start(wait=3)                     # LinkError if the port cannot be opened
+    snap = link.latest_snapshot()          # Snapshot(counter, spaces, identity) or None
+    link.set_leds([(0, 0, 255)] * 100)     # board order
+    link.blink([44], (255, 0, 0))          # blink a space red; colour None stops it
+    link.stop()
+
+Thread-safe: one I/O thread owns the port; calls from other threads only leave requests.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import serial
+
+from . import protocol as P
+from .wiring import Wiring
+
+SILENT_AFTER = 2.0        # no frame from the board for this long: reconnect
+HEARTBEAT_EVERY = 0.5
+SNAPSHOT_EVERY = 1.0      # a snapshot now and then even without change events
+RECONNECT_EVERY = 0.5
+
+
+class LinkError(Exception):
+    """The matrix cannot be reached; the message says why."""
+
+
+@dataclass
+class LinkStats:
+    frames_in: int = 0
+    frames_out: int = 0
+    bytes_out: int = 0
+    bytes_in: int = 0
+    rejected: int = 0
+    retries: int = 0
+    reconnects: int = 0
+    leds_acked: int = 0
+    snapshots: int = 0
+    led_acks: list = field(default_factory=list)   # times of LED frame ACKs (benchmarks)
+
+
+class MatrixLink:
+    def __init__(self, url: str, baud: int = 115200, wiring: Wiring | None = None,
+                 led_rate: float = 30.0, brightness: float = 1.0,
+                 on_state: Callable[[str], None] | None = None, retry_after: float | None = None) -> None:
+        self.url = url
+        self.baud = baud
+        self.wiring = wiring
+        self.led_interval = 1.0 / led_rate if led_rate > 0 else 0.0
+        self.brightness = max(0, min(255, int(brightness * 255)))
+        self.on_state = on_state
+        # a frame not acknowledged within a round trip of its bytes (and some slack) is resent
+        self.retry_after = retry_after if retry_after is not None else 0.08 + 1200 * 10 / baud
+        self.stats = LinkStats()
+        self.hello: P.Hello | None = None
+        self.state = "disconnected"
+        self._lock = threading.Lock()
+        self._port = None
+        self._decoder = P.Decoder()
+        self._seq = 0
+        self._pending: dict[int, tuple[P.Frame, float, int]] = {}   # seq -> frame, sent, tries
+        self._snapshot: P.Snapshot | None = None
+        self._want_leds: list | None = None          # LED order, not yet sent
+        self._shown_leds: list | None = None         # last LED frame sent (for reconnects)
+        self._last_leds_at = 0.0
+        self._blinks: dict[int, tuple] = {}          # LED -> (colour, on, off), to restore
+        self._blink_queue: list[P.Blink] = []
+        self._last_rx = 0.0
+        self._last_beat = 0.0
+        self._last_snap_req = 0.0
+        self._state_req_pending = False
+        self._hello_event = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._listeners: list[Callable[[P.Snapshot], None]] = []
+
+    # --- lifecycle --------------------------------------------------------------------------
+    def _open(self):
+        try:
+            return serial.serial_for_url(self.url, baudrate=self.baud, timeout=0.005,
+                                         write_timeout=2.0)
+        except (serial.SerialException, ValueError, OSError) as exc:
+            raise LinkError(str(exc).split(": ", 1)[-1] if str(exc) else type(exc).__name__) from None
+
+    def start(self, wait: float = 3.0) -> None:
+        """Open the port and say hello; LinkError if it cannot be opened or no board answers."""
+        self._port = self._open()
+        self._set_state("connected")
+        self._last_rx = time.monotonic()
+        self._greet()
+        self._thread = threading.Thread(target=self._run, name="matrix-link", daemon=True)
+        self._thread.start()
+        if wait and not self._hello_event.wait(wait):
+            self.stop()
+            raise LinkError(f"no answer from a matrix board on {self.url} within {wait:.0f} s")
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self._close()
+
+    close = stop
+
+    def _close(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:
+                pass
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            if self.on_state:
+                try:
+                    self.on_state(state)
+                except Exception:
+                    pass
+
+    # --- what the app calls -----------------------------------------------------------------
+    def latest_snapshot(self) -> P.Snapshot | None:
+        with self._lock:
+            return self._snapshot
+
+    def subscribe(self, fn: Callable[[P.Snapshot], None]) -> None:
+        self._listeners.append(fn)
+
+    def set_leds(self, colours: list) -> None:
+        """Colours (r, g, b) per space in board order; only the newest is ever sent."""
+        leds = self.wiring.to_leds(colours) if self.wiring else list(colours)
+        with self._lock:
+            self._want_leds = leds
+
+    def set_led_order(self, leds: list) -> None:
+        """Colours in LED order (the wiring test walks the chain itself)."""
+        with self._lock:
+            self._want_leds = list(leds)
+
+    def blink(self, spaces: list[int], colour: tuple[int, int, int] | None,
+              on_ms: int = 250, off_ms: int = 250) -> None:
+        leds = tuple(self.wiring.led_of[s] for s in spaces) if self.wiring else tuple(spaces)
+        with self._lock:
+            for led in leds:
+                if colour is None:
+                    self._blinks.pop(led, None)
+                else:
+                    self._blinks[led] = (colour, on_ms, off_ms)
+            self._blink_queue.append(P.Blink(colour or (0, 0, 0), on_ms, off_ms, leds))
+
+    def wait_snapshot(self, timeout: float = 2.0, newer_than: int | None = None) -> P.Snapshot | None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            s = self.latest_snapshot()
+            if s is not None and (newer_than is None or s.counter != newer_than):
+                return s
+            time.sleep(0.005)
+        return self.latest_snapshot()
+
+    # --- the I/O thread ---------------------------------------------------------------------
+    def _send(self, kind: int, payload: bytes = b"", reliable: bool = True) -> int:
+        self._seq = (self._seq + 1) & 0xFFFF
+        if self._seq == 0xFFFF:
+            self._seq = 0
+        frame = P.Frame(kind, self._seq, payload)
+        self._write(frame)
+        if reliable:
+            self._pending[frame.seq] = (frame, time.monotonic(), 1)
+        return frame.seq
+
+    def _write(self, frame: P.Frame) -> None:
+        data = frame.encode()
+        port = self._port
+        if port is None:
+            return
+        try:
+            port.write(data)
+        except (serial.SerialException, OSError):
+            self._lost()
+            return
+        self.stats.frames_out += 1
+        self.stats.bytes_out += len(data)
+
+    def _greet(self) -> None:
+        self._pending.clear()
+        self._state_req_pending = False
+        self._send(P.HELLO_REQ)
+        self._request_snapshot()
+        if self._shown_leds is not None and self._want_leds is None:
+            self._want_leds = self._shown_leds
+        self._last_leds_at = 0.0
+        for led, (colour, on, off) in self._blinks.items():
+            self._blink_queue.append(P.Blink(colour, on, off, (led,)))
+
+    def _request_snapshot(self) -> None:
+        if not self._state_req_pending:
+            self._state_req_pending = True
+            self._last_snap_req = time.monotonic()
+            self._send(P.STATE_REQ)
+
+    def _lost(self) -> None:
+        self._close()
+        self._set_state("disconnected")
+
+    def _run(self) -> None:
+        next_try = 0.0
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self._port is None:
+                if now >= next_try:
+                    next_try = now + RECONNECT_EVERY
+                    try:
+                        self._port = self._open()
+                    except LinkError:
+                        time.sleep(0.02)
+                        continue
+                    self.stats.reconnects += 1
+                    self._decoder = P.Decoder()
+                    self._last_rx = now
+                    self._set_state("connected")
+                    self._greet()
+                else:
+                    time.sleep(0.01)
+                continue
+            try:
+                n = self._port.in_waiting
+                data = self._port.read(n or 1)
+            except (serial.SerialException, OSError, TypeError, AttributeError):
+                self._lost()
+                continue
+            if data:
+                self.stats.bytes_in += len(data)
+                for frame in self._decoder.feed(data):
+                    self._handle(frame, now)
+                self.stats.rejected = self._decoder.rejected
+            self._housekeeping(time.monotonic())
+
+    def _handle(self, f: P.Frame, now: float) -> None:
+        self.stats.frames_in += 1
+        self._last_rx = now
+        if self.state != "connected":
+            self._set_state("connected")
+        try:
+            if f.kind == P.ACK:
+                (seq,) = struct.unpack("<H", f.payload)
+                done = self._pending.pop(seq, None)
+                if done is not None and done[0].kind == P.LEDS:
+                    self.stats.leds_acked += 1
+                    self.stats.led_acks.append(now)
+            elif f.kind == P.NAK:
+                seq, _ = struct.unpack("<HB", f.payload)
+                item = self._pending.get(seq)
+                if item is not None:
+                    self._resend(seq, item)
+            elif f.kind == P.HELLO:
+                self.hello = P.Hello.unpack(f.payload)
+                self._hello_event.set()
+            elif f.kind == P.STATE:
+                n = self.hello.rows * self.hello.cols if self.hello else len(f.payload) - 4
+                snap = P.Snapshot.unpack(f.payload, n, bool(self.hello and self.hello.sensor == "identity"))
+                self._state_req_pending = False
+                for seq, (fr, _, _) in list(self._pending.items()):
+                    if fr.kind == P.STATE_REQ:
+                        del self._pending[seq]
+                with self._lock:
+                    self._snapshot = snap
+                self.stats.snapshots += 1
+                for fn in self._listeners:
+                    fn(snap)
+            elif f.kind == P.CHANGE:
+                self._request_snapshot()          # a hint only: ask for the truth
+        except (struct.error, P.ProtocolError):
+            self.stats.rejected += 1
+
+    def _resend(self, seq: int, item: tuple) -> None:
+        frame, _, tries = item
+        self.stats.retries += 1
+        self._write(frame)
+        self._pending[seq] = (frame, time.monotonic(), tries + 1)
+
+    def _housekeeping(self, now: float) -> None:
+        if now - self._last_rx > SILENT_AFTER:
+            # the board went silent (unplugged, rebooting, hung): start again
+            self._set_state("silent")
+            self._lost()
+            return
+        for seq, item in list(self._pending.items()):
+            if now - item[1] > self.retry_after:
+                if item[0].kind == P.STATE_REQ:
+                    self._resend(seq, item)
+                elif item[0].kind == P.LEDS and self._want_leds is not None:
+                    del self._pending[seq]        # a newer frame supersedes it
+                else:
+                    self._resend(seq, item)
+        with self._lock:
+            leds = self._want_leds
+            blinks, self._blink_queue = self._blink_queue, []
+        if leds is not None and now - self._last_leds_at >= self.led_interval:
+            stale = [s for s, it in self._pending.items() if it[0].kind == P.LEDS]
+            for s in stale:
+                del self._pending[s]
+            with self._lock:
+                if self._want_leds is leds:
+                    self._want_leds = None
+            self._send(P.LEDS, P.pack_leds(leds, self.brightness))
+            self._shown_leds = leds
+            self._last_leds_at = now
+        for b in blinks:
+            self._send(P.BLINK, b.pack())
+        if now - self._last_beat > HEARTBEAT_EVERY:
+            self._last_beat = now
+            self._send(P.HEARTBEAT, struct.pack("<I", int(now * 1000) & 0xFFFFFFFF), reliable=False)
+        if now - self._last_snap_req > SNAPSHOT_EVERY:
+            self._state_req_pending = False
+            self._request_snapshot()
