@@ -52,6 +52,7 @@ class LinkStats:
     rejected: int = 0
     retries: int = 0
     reconnects: int = 0
+    reboots: int = 0
     leds_acked: int = 0
     snapshots: int = 0
     led_acks: list = field(default_factory=list)   # times of LED frame ACKs (benchmarks)
@@ -84,6 +85,7 @@ class MatrixLink:
         self._blinks: dict[int, tuple] = {}          # LED -> (colour, on, off), to restore
         self._blink_queue: list[P.Blink] = []
         self._last_rx = 0.0
+        self._uptime: tuple[float, int] | None = None   # (our time, its uptime)
         self._last_beat = 0.0
         self._last_snap_req = 0.0
         self._state_req_pending = False
@@ -235,6 +237,7 @@ class MatrixLink:
                         continue
                     self.stats.reconnects += 1
                     self._decoder = P.Decoder()
+                    self._uptime = None
                     self._last_rx = now
                     self._set_state("connected")
                     self._greet()
@@ -249,8 +252,19 @@ class MatrixLink:
                 continue
             if data:
                 self.stats.bytes_in += len(data)
+                before = self._decoder.rejected
                 for frame in self._decoder.feed(data):
                     self._handle(frame, now)
+                if self._decoder.rejected != before:
+                    # a frame from the board was unreadable: it may have been the answer
+                    # we wait for, or a change hint, so ask for the truth again now
+                    asked = False
+                    for seq, item in list(self._pending.items()):
+                        if item[0].kind in (P.STATE_REQ, P.HELLO_REQ):
+                            self._resend(seq, item)
+                            asked = True
+                    if not asked and self.hello is not None:
+                        self._request_snapshot()
                 self.stats.rejected = self._decoder.rejected
             self._housekeeping(time.monotonic())
 
@@ -262,18 +276,33 @@ class MatrixLink:
         try:
             if f.kind == P.ACK:
                 (seq,) = struct.unpack("<H", f.payload)
+                item = self._pending.get(seq)
+                if item is not None and item[0].kind in (P.STATE_REQ, P.HELLO_REQ):
+                    return        # a request is done when its answer arrives, not its ACK
                 done = self._pending.pop(seq, None)
                 if done is not None and done[0].kind == P.LEDS:
                     self.stats.leds_acked += 1
                     self.stats.led_acks.append(now)
             elif f.kind == P.NAK:
                 seq, _ = struct.unpack("<HB", f.payload)
-                item = self._pending.get(seq)
-                if item is not None:
-                    self._resend(seq, item)
+                if seq == 0xFFFF:
+                    # the board got a frame it could not read: whatever is unacknowledged
+                    # may have been it, so send those again now rather than at the timeout
+                    for s, item in list(self._pending.items()):
+                        self._resend(s, item)
+                else:
+                    item = self._pending.get(seq)
+                    if item is not None:
+                        self._resend(seq, item)
             elif f.kind == P.HELLO:
+                for seq, (fr, _, _) in list(self._pending.items()):
+                    if fr.kind == P.HELLO_REQ:
+                        del self._pending[seq]
+                known = self.hello is not None
                 self.hello = P.Hello.unpack(f.payload)
                 self._hello_event.set()
+                if known and f.seq == 1:
+                    self._rebooted()      # frame 1 is the hello a board sends as it boots
             elif f.kind == P.STATE:
                 n = self.hello.rows * self.hello.cols if self.hello else len(f.payload) - 4
                 snap = P.Snapshot.unpack(f.payload, n, bool(self.hello and self.hello.sensor == "identity"))
@@ -288,8 +317,24 @@ class MatrixLink:
                     fn(snap)
             elif f.kind == P.CHANGE:
                 self._request_snapshot()          # a hint only: ask for the truth
+            elif f.kind == P.HEARTBEAT:
+                (uptime,) = struct.unpack("<I", f.payload)
+                if self._uptime is not None:
+                    then, before = self._uptime
+                    # the board's clock should have moved on as ours did; if it is behind
+                    # by more than a heartbeat, it restarted in between (the boot
+                    # announcement was lost)
+                    if uptime - before < (now - then) * 1000 - 400:
+                        self._rebooted()
+                self._uptime = (now, uptime)
         except (struct.error, P.ProtocolError):
             self.stats.rejected += 1
+
+    def _rebooted(self) -> None:
+        # it forgot its LEDs and blinks: greet it again, which restores them
+        self.stats.reboots += 1
+        self._uptime = None
+        self._greet()
 
     def _resend(self, seq: int, item: tuple) -> None:
         frame, _, tries = item

@@ -177,6 +177,8 @@ class BoardCore:
         self.now = 0
         self.applied_leds_seq = None
         self.waiting = True
+        # announce ourselves at boot: a host that was talking to us learns we restarted
+        self._out(HELLO, self.hello_payload())
 
     def _next(self):
         self.seq = (self.seq + 1) & 0xFFFF

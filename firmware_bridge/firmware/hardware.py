@@ -1,0 +1,108 @@
+# seqboard matrix firmware: the Pico's hardware (MicroPython).
+#
+# Imported only on the Pico; tests run it under CPython with small fakes of `machine`,
+# `neopixel` and `select` in sys.modules (tests/bridge/test_firmware.py).
+
+import sys
+
+import machine
+import neopixel
+import select
+
+
+class Leds:
+    """A WS2812 chain on one pin; colours arrive in chain order."""
+
+    def __init__(self, pin, count):
+        self.np = neopixel.NeoPixel(machine.Pin(pin, machine.Pin.OUT), count)
+        self.count = count
+        self.last = None
+
+    def show(self, colours):
+        if colours == self.last:
+            return
+        for i, c in enumerate(colours):
+            self.np[i] = c
+        self.np.write()
+        self.last = list(colours)
+
+
+class HallMatrix:
+    """Hall sensors (one per space, open-drain, low when a magnet is near) in a row x
+    column matrix with a diode per sensor: one row driven low at a time, the columns read
+    with pull-ups. A space changes only after reading the same ``debounce`` scans running."""
+
+    def __init__(self, row_pins, col_pins, debounce=3):
+        self.rows = [machine.Pin(p, machine.Pin.OUT, value=1) for p in row_pins]
+        self.cols = [machine.Pin(p, machine.Pin.IN, machine.Pin.PULL_UP) for p in col_pins]
+        self.debounce = debounce
+        n = len(row_pins) * len(col_pins)
+        self.stable = [0] * n
+        self.count = [0] * n
+
+    def raw(self):
+        out = []
+        for r in self.rows:
+            r.value(0)
+            for c in self.cols:
+                out.append(1 if c.value() == 0 else 0)
+            r.value(1)
+        return out
+
+    def scan(self):
+        now = self.raw()
+        for i, v in enumerate(now):
+            if v != self.stable[i]:
+                self.count[i] += 1
+                if self.count[i] >= self.debounce:
+                    self.stable[i] = v
+                    self.count[i] = 0
+            else:
+                self.count[i] = 0
+        return self.stable
+
+
+class NfcReaders:
+    """MFRC522 readers on one SPI bus, one chip-select each, polled in turn. Each chip's
+    NTAG holds one byte naming its colour at page 4: 2 blue, 3 green, 4 red, 5 white side
+    up. Spaces beyond the readers' reach read empty."""
+
+    def __init__(self, cfg, n):
+        from mfrc522 import MFRC522   # the common MicroPython MFRC522 driver
+        self.readers = [MFRC522(spi_id=cfg["spi"], sck=cfg["sck"], miso=cfg["miso"],
+                                mosi=cfg["mosi"], cs=cs, rst=cfg["rst"]) for cs in cfg["cs_pins"]]
+        self.values = [0] * n
+
+    def scan(self):
+        for i, rdr in enumerate(self.readers):
+            stat, _ = rdr.request(rdr.REQIDL)
+            if stat != rdr.OK:
+                self.values[i] = 0
+                continue
+            stat, uid = rdr.SelectTagSN()
+            if stat != rdr.OK:
+                continue
+            data = rdr.read(4)
+            self.values[i] = data[0] if data and 2 <= data[0] <= 5 else 1
+        return self.values
+
+
+class UsbSerial:
+    """The USB CDC serial port (sys.stdin/stdout in binary), read without blocking."""
+
+    def __init__(self):
+        self.poll = select.poll()
+        self.poll.register(sys.stdin, select.POLLIN)
+        self.inp = sys.stdin.buffer
+        self.out = sys.stdout.buffer
+
+    def read(self):
+        data = b""
+        while self.poll.poll(0):
+            data += self.inp.read(1)
+            if len(data) >= 256:
+                break
+        return data
+
+    def write(self, data):
+        self.out.write(data)
