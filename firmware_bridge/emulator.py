@@ -73,6 +73,17 @@ class Faults:
         return bytes(out), wait
 
 
+def _pause(seconds: float) -> None:
+    """Sleep precisely: the OS wakes a sleeper a tenth of a millisecond late or more, which
+    at 1 Mbaud is ten bytes; so sleep the bulk and spin the rest (only while bytes flow on
+    a paced line)."""
+    end = time.monotonic() + seconds
+    if seconds > 0.0015:
+        time.sleep(seconds - 0.001)
+    while time.monotonic() < end:
+        pass
+
+
 class Emulator:
     def __init__(self, rows: int = 10, cols: int = 10, sensor: str = "occupancy",
                  led_count: int | None = None, baud: int | None = None,
@@ -273,7 +284,8 @@ class Emulator:
             if self._reboot:
                 self._tick()
                 pending_out.clear()
-            r, _, _ = select.select([fd], [], [], 0.002)
+            # while bytes wait to go out, wake often enough to pace them byte by byte
+            r, _, _ = select.select([fd], [], [], 0 if pending_out else 0.002)
             if r:
                 try:
                     data = recv(4096)
@@ -287,12 +299,15 @@ class Emulator:
                     self.bytes_in += len(data)
                     data, _ = self.faults_in.apply(data)
                     if self.baud:
-                        time.sleep(len(data) * 10 / self.baud)   # the UART takes its time
+                        _pause(len(data) * 10 / self.baud)   # the UART takes its time
                     self.core.receive(data)
             self._tick()
             if self._out:
                 chunk, wait = self.faults_out.apply(bytes(self._out))
                 self._out.clear()
+                if not pending_out:
+                    # the line was idle: its time starts now (no credit saved up while idle)
+                    credit_t, out_sent = time.monotonic(), 0.0
                 pending_out += chunk
                 if wait:
                     hold_until = time.monotonic() + wait
@@ -303,7 +318,12 @@ class Emulator:
                     # pace: at most the bytes the line could have carried by now
                     allowed = int((now - credit_t) * self.baud / 10 - out_sent)
                     if allowed <= 0:
-                        continue
+                        # wait out the one byte time rather than a whole loop
+                        _pause((out_sent + 1) * 10 / self.baud - (now - credit_t))
+                        now = time.monotonic()
+                        allowed = int((now - credit_t) * self.baud / 10 - out_sent)
+                        if allowed <= 0:
+                            continue
                     n = min(n, allowed)
                 try:
                     send(bytes(pending_out[:n]))

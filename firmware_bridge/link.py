@@ -37,6 +37,8 @@ SILENT_AFTER = 2.0        # no frame from the board for this long: reconnect
 HEARTBEAT_EVERY = 0.5
 SNAPSHOT_EVERY = 1.0      # a snapshot now and then even without change events
 RECONNECT_EVERY = 0.5
+LED_WINDOW = 2            # LED frames on the wire unacknowledged at once: the line stays busy
+                          # while the board answers, but a slow board never builds a backlog
 
 
 class LinkError(Exception):
@@ -56,6 +58,7 @@ class LinkStats:
     leds_acked: int = 0
     snapshots: int = 0
     led_acks: list = field(default_factory=list)   # times of LED frame ACKs (benchmarks)
+    snapshot_rtts: list = field(default_factory=list)   # request sent -> snapshot held, s
 
 
 class MatrixLink:
@@ -74,6 +77,8 @@ class MatrixLink:
         self.hello: P.Hello | None = None
         self.state = "disconnected"
         self._lock = threading.Lock()
+        self._io = threading.RLock()                 # the port, the pending table, sequence numbers
+        self._newest_led_seq: int | None = None
         self._port = None
         self._decoder = P.Decoder()
         self._seq = 0
@@ -152,11 +157,13 @@ class MatrixLink:
         leds = self.wiring.to_leds(colours) if self.wiring else list(colours)
         with self._lock:
             self._want_leds = leds
+        self._kick()
 
     def set_led_order(self, leds: list) -> None:
         """Colours in LED order (the wiring test walks the chain itself)."""
         with self._lock:
             self._want_leds = list(leds)
+        self._kick()
 
     def blink(self, spaces: list[int], colour: tuple[int, int, int] | None,
               on_ms: int = 250, off_ms: int = 250) -> None:
@@ -168,6 +175,21 @@ class MatrixLink:
                 else:
                     self._blinks[led] = (colour, on_ms, off_ms)
             self._blink_queue.append(P.Blink(colour or (0, 0, 0), on_ms, off_ms, leds))
+        self._kick()
+
+    def request_snapshot(self) -> None:
+        """Ask the board for its full state now (the answer arrives as a snapshot)."""
+        with self._io:
+            if self._port is not None:
+                self._state_req_pending = False
+                self._request_snapshot()
+
+    def _kick(self) -> None:
+        # send what is due from the caller's thread rather than wait for the I/O thread to
+        # wake up: that would add up to a read timeout to every LED frame
+        with self._io:
+            if self._port is not None and self._thread is not None:
+                self._send_due(time.monotonic())
 
     def wait_snapshot(self, timeout: float = 2.0, newer_than: int | None = None) -> P.Snapshot | None:
         end = time.monotonic() + timeout
@@ -228,45 +250,55 @@ class MatrixLink:
         while not self._stop.is_set():
             now = time.monotonic()
             if self._port is None:
-                if now >= next_try:
-                    next_try = now + RECONNECT_EVERY
-                    try:
-                        self._port = self._open()
-                    except LinkError:
-                        time.sleep(0.02)
-                        continue
-                    self.stats.reconnects += 1
-                    self._decoder = P.Decoder()
-                    self._uptime = None
-                    self._last_rx = now
-                    self._set_state("connected")
-                    self._greet()
-                else:
-                    time.sleep(0.01)
+                with self._io:
+                    next_try = self._reconnect(now, next_try)
                 continue
             try:
-                n = self._port.in_waiting
-                data = self._port.read(n or 1)
+                port = self._port
+                n = port.in_waiting
+                data = port.read(n or 1)
             except (serial.SerialException, OSError, TypeError, AttributeError):
-                self._lost()
+                with self._io:
+                    self._lost()
                 continue
-            if data:
-                self.stats.bytes_in += len(data)
-                before = self._decoder.rejected
-                for frame in self._decoder.feed(data):
-                    self._handle(frame, now)
-                if self._decoder.rejected != before:
-                    # a frame from the board was unreadable: it may have been the answer
-                    # we wait for, or a change hint, so ask for the truth again now
-                    asked = False
-                    for seq, item in list(self._pending.items()):
-                        if item[0].kind in (P.STATE_REQ, P.HELLO_REQ):
-                            self._resend(seq, item)
-                            asked = True
-                    if not asked and self.hello is not None:
-                        self._request_snapshot()
-                self.stats.rejected = self._decoder.rejected
-            self._housekeeping(time.monotonic())
+            with self._io:
+                if data:
+                    self._received(data, time.monotonic())
+                self._housekeeping(time.monotonic())
+
+    def _reconnect(self, now: float, next_try: float) -> float:
+        if now < next_try:
+            time.sleep(0.01)
+            return next_try
+        try:
+            self._port = self._open()
+        except LinkError:
+            time.sleep(0.02)
+            return now + RECONNECT_EVERY
+        self.stats.reconnects += 1
+        self._decoder = P.Decoder()
+        self._uptime = None
+        self._last_rx = now
+        self._set_state("connected")
+        self._greet()
+        return now + RECONNECT_EVERY
+
+    def _received(self, data: bytes, now: float) -> None:
+        self.stats.bytes_in += len(data)
+        before = self._decoder.rejected
+        for frame in self._decoder.feed(data):
+            self._handle(frame, now)
+        if self._decoder.rejected != before:
+            # a frame from the board was unreadable: it may have been the answer we wait
+            # for, or a change hint, so ask for the truth again now
+            asked = False
+            for seq, item in list(self._pending.items()):
+                if item[0].kind in (P.STATE_REQ, P.HELLO_REQ):
+                    self._resend(seq, item)
+                    asked = True
+            if not asked and self.hello is not None:
+                self._request_snapshot()
+        self.stats.rejected = self._decoder.rejected
 
     def _handle(self, f: P.Frame, now: float) -> None:
         self.stats.frames_in += 1
@@ -289,10 +321,11 @@ class MatrixLink:
                     # the board got a frame it could not read: whatever is unacknowledged
                     # may have been it, so send those again now rather than at the timeout
                     for s, item in list(self._pending.items()):
-                        self._resend(s, item)
+                        if self._worth_resending(s, item):
+                            self._resend(s, item)
                 else:
                     item = self._pending.get(seq)
-                    if item is not None:
+                    if item is not None and self._worth_resending(seq, item):
                         self._resend(seq, item)
             elif f.kind == P.HELLO:
                 for seq, (fr, _, _) in list(self._pending.items()):
@@ -307,9 +340,11 @@ class MatrixLink:
                 n = self.hello.rows * self.hello.cols if self.hello else len(f.payload) - 4
                 snap = P.Snapshot.unpack(f.payload, n, bool(self.hello and self.hello.sensor == "identity"))
                 self._state_req_pending = False
-                for seq, (fr, _, _) in list(self._pending.items()):
+                for seq, (fr, sent, _) in list(self._pending.items()):
                     if fr.kind == P.STATE_REQ:
                         del self._pending[seq]
+                        if len(self.stats.snapshot_rtts) < 1000:
+                            self.stats.snapshot_rtts.append(time.monotonic() - sent)
                 with self._lock:
                     self._snapshot = snap
                 self.stats.snapshots += 1
@@ -342,6 +377,16 @@ class MatrixLink:
         self._write(frame)
         self._pending[seq] = (frame, time.monotonic(), tries + 1)
 
+    def _worth_resending(self, seq: int, item: tuple) -> bool:
+        """An LED frame is resent only while it is the newest sent and none is waiting:
+        the board must never go back to an older picture."""
+        if item[0].kind != P.LEDS:
+            return True
+        if seq != self._newest_led_seq or self._want_leds is not None:
+            del self._pending[seq]        # superseded: newest wins
+            return False
+        return True
+
     def _housekeeping(self, now: float) -> None:
         if now - self._last_rx > SILENT_AFTER:
             # the board went silent (unplugged, rebooting, hung): start again
@@ -349,31 +394,28 @@ class MatrixLink:
             self._lost()
             return
         for seq, item in list(self._pending.items()):
-            if now - item[1] > self.retry_after:
-                if item[0].kind == P.STATE_REQ:
-                    self._resend(seq, item)
-                elif item[0].kind == P.LEDS and self._want_leds is not None:
-                    del self._pending[seq]        # a newer frame supersedes it
-                else:
-                    self._resend(seq, item)
-        with self._lock:
-            leds = self._want_leds
-            blinks, self._blink_queue = self._blink_queue, []
-        if leds is not None and now - self._last_leds_at >= self.led_interval:
-            stale = [s for s, it in self._pending.items() if it[0].kind == P.LEDS]
-            for s in stale:
-                del self._pending[s]
-            with self._lock:
-                if self._want_leds is leds:
-                    self._want_leds = None
-            self._send(P.LEDS, P.pack_leds(leds, self.brightness))
-            self._shown_leds = leds
-            self._last_leds_at = now
-        for b in blinks:
-            self._send(P.BLINK, b.pack())
+            if now - item[1] > self.retry_after and self._worth_resending(seq, item):
+                self._resend(seq, item)
+        self._send_due(now)
         if now - self._last_beat > HEARTBEAT_EVERY:
             self._last_beat = now
             self._send(P.HEARTBEAT, struct.pack("<I", int(now * 1000) & 0xFFFFFFFF), reliable=False)
         if now - self._last_snap_req > SNAPSHOT_EVERY:
             self._state_req_pending = False
             self._request_snapshot()
+
+    def _send_due(self, now: float) -> None:
+        """The newest LED frame if the window and the rate allow it, and queued blinks."""
+        with self._lock:
+            leds = self._want_leds
+            blinks, self._blink_queue = self._blink_queue, []
+        in_flight = sum(1 for it in self._pending.values() if it[0].kind == P.LEDS)
+        if leds is not None and in_flight < LED_WINDOW and now - self._last_leds_at >= self.led_interval:
+            with self._lock:
+                if self._want_leds is leds:
+                    self._want_leds = None
+            self._newest_led_seq = self._send(P.LEDS, P.pack_leds(leds, self.brightness))
+            self._shown_leds = leds
+            self._last_leds_at = now
+        for b in blinks:
+            self._send(P.BLINK, b.pack())

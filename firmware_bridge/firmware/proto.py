@@ -177,6 +177,7 @@ class BoardCore:
         self.now = 0
         self.applied_leds_seq = None
         self.waiting = True
+        self._drawn = None
         # announce ourselves at boot: a host that was talking to us learns we restarted
         self._out(HELLO, self.hello_payload())
 
@@ -249,6 +250,8 @@ class BoardCore:
             self._out(NAK, struct.pack("<HB", seq, NAK_TYPE))
 
     def render(self):
+        self._drawn = (self.waiting and (self.now // 40) % 24,
+                       tuple((self.now % max(1, b[3] + b[4])) < b[3] for b in self.blinks.values()))
         out = list(self.leds)
         for led, (r, g, b, on_ms, off_ms) in self.blinks.items():
             period = max(1, on_ms + off_ms)
@@ -279,4 +282,9 @@ class BoardCore:
         if silent and not self.waiting:
             self.waiting = True
         if self.blinks or self.waiting:
-            self.render()
+            # redraw only when what the LEDs show would change: a blink phase flips, or
+            # the waiting pattern's level steps (a WS2812 chain takes ~3 ms to write)
+            key = (self.waiting and (now_ms // 40) % 24,
+                   tuple((now_ms % max(1, b[3] + b[4])) < b[3] for b in self.blinks.values()))
+            if key != self._drawn:
+                self.render()
