@@ -98,6 +98,7 @@ class MatrixLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._listeners: list[Callable[[P.Snapshot], None]] = []
+        self.board_errors: list[tuple[float, str]] = []   # (when, ERROR report), newest last
 
     # --- lifecycle --------------------------------------------------------------------------
     def _open(self):
@@ -241,9 +242,11 @@ class MatrixLink:
             self._last_snap_req = time.monotonic()
             self._send(P.STATE_REQ)
 
-    def _lost(self) -> None:
+    def _lost(self, state: str = "disconnected") -> None:
         self._close()
-        self._set_state("disconnected")
+        with self._lock:
+            self._snapshot = None      # stale from now on: only a fresh snapshot is the truth
+        self._set_state(state)
 
     def _run(self) -> None:
         next_try = 0.0
@@ -350,6 +353,11 @@ class MatrixLink:
                 self.stats.snapshots += 1
                 for fn in self._listeners:
                     fn(snap)
+            elif f.kind == P.ERROR:
+                code = f.payload[0] if f.payload else 0
+                text = f.payload[1:].decode("utf-8", "replace")
+                self.board_errors.append((now, f"{P.ERROR_CODES.get(code, f'error {code}')}: {text}"))
+                del self.board_errors[:-20]
             elif f.kind == P.CHANGE:
                 self._request_snapshot()          # a hint only: ask for the truth
             elif f.kind == P.HEARTBEAT:
@@ -390,8 +398,7 @@ class MatrixLink:
     def _housekeeping(self, now: float) -> None:
         if now - self._last_rx > SILENT_AFTER:
             # the board went silent (unplugged, rebooting, hung): start again
-            self._set_state("silent")
-            self._lost()
+            self._lost("silent")
             return
         for seq, item in list(self._pending.items()):
             if now - item[1] > self.retry_after and self._worth_resending(seq, item):

@@ -21,6 +21,7 @@ NAMES = {HELLO_REQ: "hello_req", HELLO: "hello", STATE_REQ: "state_req", STATE: 
          CHANGE: "change", LEDS: "leds", BLINK: "blink", HEARTBEAT: "heartbeat", ACK: "ack",
          NAK: "nak", ERROR: "error"}
 NAK_REASONS = {1: "bad CRC", 2: "unknown type", 3: "bad length", 4: "wrong version"}
+ERROR_CODES = {1: "sensor fault", 2: "LED fault", 3: "frame too long", 4: "internal error"}
 
 #: Values per space in STATE and CHANGE.
 SPACE_VALUES = {0: None, 1: "occupied", 2: "B", 3: "G", 4: "R", 5: "W"}

@@ -25,7 +25,8 @@ from engine.referee import COLOUR_NAMES, Referee
 class Event:
     """What happened: ``kind`` is one of ``verdict``, ``warning``, ``cleared``, ``undo``,
     ``proposal`` (a computer move to be placed), ``dead_card``, ``lost_draw``, ``game_over``,
-    ``new_game``, ``info``."""
+    ``new_game``, ``source`` (the sensing lost or back: ``text`` says what, empty when
+    back), ``info``."""
 
     kind: str
     verdict: Verdict | None = None
@@ -56,6 +57,7 @@ class Session:
         self.last_observation: Observation | None = None
         self.dead_shown = False
         self.ended = False
+        self.source_problem: str | None = None
         if recorder is not None and write_setup:
             r = referee
             recorder.write(setup_entry(
@@ -248,6 +250,15 @@ class Session:
             fresh.push(m)
         self.game = fresh
 
+    def source_status(self, problem: str | None) -> None:
+        """The sensing is in trouble (``problem`` says what, in words) or back (None). While
+        it is, no observation reaches the referee: nothing is judged on stale data."""
+        if problem == self.source_problem:
+            return
+        self.source_problem = problem
+        self._log_line("info", problem or "the board's sensing is back")
+        self._emit(Event("source", text=problem or "the board's sensing is back"))
+
     # --- the snapshot every indicator reads ---------------------------------------------------
     def view(self) -> dict:
         r = self.referee
@@ -273,7 +284,7 @@ class Session:
             "over": r.over, "winner": r.winner, "move_number": len(r.moves),
             "warning": None if w is None else {"rule": w.rule, "text": w.message,
                                                 "spaces": list(w.spaces)},
-            "proposal": prop, "log": self.log[-50:],
+            "proposal": prop, "log": self.log[-50:], "source_problem": self.source_problem,
         }
 
 

@@ -8,6 +8,7 @@ with a :class:`UserError` naming the configuration key at fault.
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from engine.observation import Observation, SpaceState
@@ -60,6 +61,9 @@ class Settler:
         self._reported = None
 
 
+ERROR_SHOWN_FOR = 10.0     # seconds a board's error report stays on show
+
+
 class MatrixSource:
     """Stable observations from the sensor matrix. Only full snapshots are trusted; the link
     asks for one whenever the board reports a change."""
@@ -75,6 +79,7 @@ class MatrixSource:
             self.settler.forget()
 
     def poll(self, now: float) -> Observation | None:
+        self._report_link()
         snap = self.link.latest_snapshot()
         if snap is None:
             return None
@@ -87,6 +92,21 @@ class MatrixSource:
             states = tuple(SpaceState(v) if v else SpaceState.EMPTY for v in snap.spaces)
             return Observation(r.layout.rows, r.layout.cols, states)
         return occupancy_to_observation([bool(v) for v in snap.spaces], self.session)
+
+    def _report_link(self) -> None:
+        link = self.link
+        state = link.state
+        if state == "connected" and link.latest_snapshot() is not None:
+            problem = None
+        elif state == "connected":
+            problem = "waiting for the matrix board's full state"
+        else:
+            problem = (f"the matrix board is not answering ({state}); reconnecting, "
+                       f"nothing is judged until it is back")
+        errors = getattr(link, "board_errors", None)
+        if problem is None and errors and time.monotonic() - errors[-1][0] < ERROR_SHOWN_FOR:
+            problem = f"the matrix board reports: {errors[-1][1]}"
+        self.session.source_status(problem)
 
     def close(self) -> None:
         self.link.stop()

@@ -25,6 +25,11 @@ NAK_TYPE = 2
 NAK_LENGTH = 3
 NAK_VERSION = 4
 
+ERR_SENSOR = 1
+ERR_LED = 2
+ERR_TOO_LONG = 3
+ERR_INTERNAL = 4
+
 SENSOR_OCCUPANCY = 0
 SENSOR_IDENTITY = 1
 
@@ -131,12 +136,15 @@ class Deframer:
     def __init__(self):
         self.buf = bytearray()
         self.overflow = False
+        self.too_long = 0         # frames dropped for their length
 
     def feed(self, data):
         out = []
         for b in data:
             if b == 0:
-                if self.buf and not self.overflow:
+                if self.overflow:
+                    self.too_long += 1
+                elif self.buf:
                     out.append(bytes(self.buf))
                 self.buf = bytearray()
                 self.overflow = False
@@ -195,8 +203,16 @@ class BoardCore:
     def state_payload(self):
         return struct.pack("<I", self.snapshot) + bytes(self.values)
 
+    def error(self, code, text):
+        """Tell the host something is wrong with the board (a stuck sensor row, ...)."""
+        self._out(ERROR, struct.pack("<B", code) + text.encode()[:200])
+
     def receive(self, data):
-        for block in self.deframer.feed(data):
+        dropped = self.deframer.too_long
+        blocks = self.deframer.feed(data)
+        if self.deframer.too_long != dropped:
+            self.error(ERR_TOO_LONG, "dropped a frame longer than %d bytes" % MAX_FRAME)
+        for block in blocks:
             kind, seq, payload = parse(block)
             if kind is None:
                 self._out(NAK, struct.pack("<HB", 0xFFFF if seq is None else seq, payload))

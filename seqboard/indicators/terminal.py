@@ -77,6 +77,9 @@ class TerminalIndicator:
             if view["warning"]:
                 out.append(f"{WARN if self.colour else ''}WARNING: {view['warning']['text']}"
                            f" (put the board right){RESET if self.colour else ''}")
+            if view.get("source_problem"):
+                out.append(f"{WARN if self.colour else ''}SENSING: {view['source_problem']}"
+                           f"{RESET if self.colour else ''}")
             if view["proposal"]:
                 out.append(f"computer's move: {view['log'][-1]['text'] if view['log'] else ''}")
             out.append("")
@@ -85,7 +88,10 @@ class TerminalIndicator:
         else:
             if event.kind == "info" and event.text == "connected":
                 return
-            prefix = {"warning": "WARNING ", "cleared": "ok: ", "game_over": "*** "}.get(event.kind, "")
+            prefix = {"warning": "WARNING ", "cleared": "ok: ", "game_over": "*** ",
+                      "source": "SENSING "}.get(event.kind, "")
+            if event.kind == "source" and not view.get("source_problem"):
+                prefix = "ok: "
             self.stream.write(f"[{view['move_number']:3d}] {prefix}{event.text}\n")
             if event.kind == "game_over":
                 self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n")

@@ -163,3 +163,18 @@ def test_unknown_message_type_is_refused(fw):
     core.receive(proto.build(0x55, 9, b""))
     naks = [f for f in _frames(sent) if f.kind == P.NAK]
     assert struct.unpack("<HB", naks[0].payload) == (9, 2)
+
+
+def test_boots_announcing_itself_and_reports_an_overlong_frame(fw):
+    proto, hardware = fw
+    core, m, leds, sent = _board(proto, hardware)
+    boot = _frames(sent)
+    # frame 1 after a boot is a hello: a host that was connected learns the board restarted
+    assert [(f.kind, f.seq) for f in boot] == [(P.HELLO, 1)]
+    assert P.Hello.unpack(boot[0].payload).rows == 2
+    core.receive(b"\x05" * (proto.MAX_FRAME + 50) + b"\x00")     # garbage longer than a frame
+    errors = [f for f in _frames(sent) if f.kind == P.ERROR]
+    assert len(errors) == 1 and errors[0].payload[0] == proto.ERR_TOO_LONG
+    assert P.describe(errors[0])["text"].startswith("dropped a frame longer than")
+    core.receive(P.Frame(P.LEDS, 9, P.pack_leds([(0, 0, 255)] * 6)).encode())   # back in step
+    assert [f.kind for f in _frames(sent)] == [P.ACK] and leds.np.buf[0][2] > 0

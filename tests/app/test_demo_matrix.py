@@ -1,0 +1,111 @@
+"""The app through the sensor matrix: the emulated board on a pty or socket, the serial
+protocol, the referee, the record; and what the app does when the board goes silent."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+from engine.observation import SpaceState
+from engine.record import parse_record, replay
+from engine.referee import Referee
+from firmware_bridge.emulator import Emulator
+from firmware_bridge.link import MatrixLink
+from firmware_bridge.wiring import make_wiring
+from seqboard.cli import main
+from seqboard.indicators.terminal import TerminalIndicator
+from seqboard.session import Session
+from seqboard.sources import attach_matrix
+
+from .helpers import write_config
+
+
+def test_demo_through_the_emulated_matrix(tmp_path, capsys):
+    cfg = write_config(tmp_path)
+    records = tmp_path / "records"
+    code = main(["demo", "--source", "matrix", "--fast", "--seed", "5", "--records", str(records),
+                 "--config", str(cfg), "--no-dashboard", "--new"])
+    out = capsys.readouterr().out
+    assert code == 0
+    path = next(records.glob("*-demo.jsonl"))
+    entries = [json.loads(x) for x in path.read_text().splitlines()]
+    verdicts = [e for e in entries if e["type"] == "verdict"]
+    seen = [v for v in verdicts if v["kind"] in ("placement", "removal")]
+    moved = [e for e in entries if e["type"] == "move" and e["via"] == "observation"]
+    # every move on the table reached the referee through the serial protocol
+    assert len(moved) >= 30
+    assert len(seen) == len(moved) + 1          # and the rejected placement, taken back
+    assert [e["event"] for e in entries if e["type"] == "event"] == ["reject"]
+    assert entries[-1]["type"] == "end" and entries[-1]["winner"] == 0
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok and result.winner == 0
+    assert "blue wins" in out
+
+
+def _wait(cond, timeout=5.0, step=None):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if step:
+            step()
+        if cond():
+            return True
+        time.sleep(0.01)
+    return cond()
+
+
+def test_a_silent_board_is_shown_and_nothing_is_judged_until_it_is_back():
+    emu = Emulator(10, 10)
+    link = MatrixLink(emu.start_tcp(), wiring=make_wiring(10, 10))
+    link.start(wait=5)
+    ref = Referee("classic", 2)
+    session = Session(ref, mode="referee")
+    screen = io.StringIO()
+    session.subscribe(TerminalIndicator(screen, live=False, colour=False))
+    src = attach_matrix(link, session, settle=0.1)
+    verdicts = []
+    session.subscribe(lambda ev, view: verdicts.append(ev.verdict) if ev.kind == "verdict" else None)
+
+    def step():
+        obs = src.poll(time.monotonic())
+        if obs is not None:
+            session.observe(obs)
+
+    assert _wait(lambda: src.poll(time.monotonic()) is None and link.latest_snapshot() is not None)
+    first = ref.layout.parse_space("b2")
+    emu.place(first)
+    assert _wait(lambda: ref.board.cells[first] == 1, step=step)   # blue's chip judged
+
+    emu.pull_cable(3.0)                           # the cable is out ...
+    assert _wait(lambda: session.source_problem is not None, 4.0, step=step)
+    assert "not answering" in session.source_problem
+    second = ref.layout.parse_space("e5")
+    emu.place(second)                             # ... while green puts a chip down
+    time.sleep(0.5)
+    step()
+    assert ref.board.cells[second] == 0           # nothing judged blind
+    # back: the chip placed during the outage is judged from the fresh snapshot
+    assert _wait(lambda: session.source_problem is None and ref.board.cells[second] == 2,
+                 6.0, step=step)
+    link.stop()
+    emu.stop()
+    text = screen.getvalue()
+    assert "SENSING the matrix board is not answering" in text
+    assert "ok: the board's sensing is back" in text
+    assert [v.kind for v in verdicts if v is not None] == ["placement", "placement"]
+    assert ref.expected().states[second] == SpaceState("G")
+
+
+def test_board_error_reports_reach_the_terminal():
+    emu = Emulator(10, 10)
+    link = MatrixLink(emu.start_tcp(), wiring=make_wiring(10, 10))
+    link.start(wait=5)
+    session = Session(Referee("classic", 2), mode="referee")
+    src = attach_matrix(link, session, settle=0.1)
+    poll = lambda: src.poll(time.monotonic())  # noqa: E731
+    assert _wait(lambda: session.source_problem is None and link.latest_snapshot(), step=poll)
+    emu.core.error(1, "sensor row 3 stuck low")
+    assert _wait(lambda: session.source_problem is not None, step=poll)
+    assert session.source_problem == "the matrix board reports: sensor fault: sensor row 3 stuck low"
+    link.stop()
+    emu.stop()
