@@ -116,9 +116,15 @@ class MatrixLink:
         self._greet()
         self._thread = threading.Thread(target=self._run, name="matrix-link", daemon=True)
         self._thread.start()
-        if wait and not self._hello_event.wait(wait):
-            self.stop()
-            raise LinkError(f"no answer from a matrix board on {self.url} within {wait:.0f} s")
+        if not wait:
+            return
+        end = time.monotonic() + wait
+        while not self._hello_event.wait(0.05):
+            mismatch = [t for _, t in self.board_errors if t.startswith("protocol version")]
+            if mismatch or time.monotonic() > end:
+                self.stop()
+                raise LinkError(f"the matrix board on {self.url}: {mismatch[0]}" if mismatch else
+                                f"no answer from a matrix board on {self.url} within {wait:.0f} s")
 
     def stop(self) -> None:
         self._stop.set()
@@ -319,8 +325,14 @@ class MatrixLink:
                     self.stats.leds_acked += 1
                     self.stats.led_acks.append(now)
             elif f.kind == P.NAK:
-                seq, _ = struct.unpack("<HB", f.payload)
-                if seq == 0xFFFF:
+                seq, reason = struct.unpack("<HB", f.payload)
+                if reason == 4:
+                    # the board speaks another protocol version: retrying will not help
+                    self._pending.pop(seq, None)
+                    text = f"protocol version mismatch: seqboard speaks version {P.VERSION}; update the board's firmware"
+                    if not self.board_errors or self.board_errors[-1][1] != text:
+                        self.board_errors.append((now, text))
+                elif seq == 0xFFFF:
                     # the board got a frame it could not read: whatever is unacknowledged
                     # may have been it, so send those again now rather than at the timeout
                     for s, item in list(self._pending.items()):

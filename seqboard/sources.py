@@ -89,7 +89,11 @@ class MatrixSource:
             return None
         if getattr(snap, "identity", False):
             r = self.session.referee
-            states = tuple(SpaceState(v) if v else SpaceState.EMPTY for v in snap.spaces)
+            # an identity board sends "occupied" for a chip whose tag it could not read:
+            # that space is unknown, and the referee never judges an unknown space
+            states = tuple(SpaceState.EMPTY if not v else
+                           SpaceState.UNKNOWN if v == "occupied" else SpaceState(v)
+                           for v in snap.spaces)
             return Observation(r.layout.rows, r.layout.cols, states)
         return occupancy_to_observation([bool(v) for v in snap.spaces], self.session)
 

@@ -219,6 +219,10 @@ class BoardCore:
                 continue
             self.last_host = self.now
             self.handle(kind, seq, payload)
+            if self.waiting and self.applied_leds_seq is not None:
+                # the Pi is back after a stall: show its last picture again
+                self.waiting = False
+                self.render()
 
     def handle(self, kind, seq, payload):
         if kind == HELLO_REQ:

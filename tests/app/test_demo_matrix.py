@@ -109,3 +109,39 @@ def test_board_error_reports_reach_the_terminal():
     assert session.source_problem == "the matrix board reports: sensor fault: sensor row 3 stuck low"
     link.stop()
     emu.stop()
+
+
+def test_an_identity_board_reports_colours_and_an_unreadable_tag_is_never_judged():
+    emu = Emulator(10, 10, sensor="identity")
+    link = MatrixLink(emu.start_tcp(), wiring=make_wiring(10, 10))
+    link.start(wait=5)
+    ref = Referee("classic", 2)
+    session = Session(ref, mode="referee")
+    src = attach_matrix(link, session, settle=0.1)
+    verdicts = []
+    session.subscribe(lambda ev, view: verdicts.append(ev.verdict) if ev.kind in ("verdict", "warning") else None)
+
+    def step():
+        obs = src.poll(time.monotonic())
+        if obs is not None:
+            session.observe(obs)
+
+    assert _wait(lambda: link.latest_snapshot() is not None, step=step)
+    # blue to move, but the board itself says the chip is green: out of turn
+    wrong = ref.layout.parse_space("c3")
+    emu.place(wrong, "G")
+    assert _wait(lambda: any(v is not None and v.kind == "violation" for v in verdicts), step=step)
+    assert ref.board.cells[wrong] == 0
+    emu.remove(wrong)
+    # a chip whose tag cannot be read is unknown, never a colour and never judged
+    blank = ref.layout.parse_space("d4")
+    emu.place(blank)                      # "occupied": no colour read
+    time.sleep(0.4)
+    step()
+    assert ref.board.cells[blank] == 0
+    emu.set_space(blank, "B")             # the tag is read: blue's chip
+    assert _wait(lambda: ref.board.cells[blank] == 1, step=step)
+    link.stop()
+    emu.stop()
+    kinds = [v.kind for v in verdicts if v is not None]
+    assert kinds[0] == "violation" and kinds[-1] == "placement"

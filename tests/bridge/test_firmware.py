@@ -155,6 +155,10 @@ def test_silent_pi_shows_the_waiting_pattern_and_blinks_run_on_the_board(fw):
     assert lit == [0, 2, 3, 5] and all(leds.np.buf[i][2] > 0 for i in lit)
     heartbeats = [f for f in _frames(sent) if f.kind == P.HEARTBEAT]
     assert heartbeats
+    # the Pi was only stalled: its next frame of any kind brings its picture back
+    core.receive(P.Frame(P.HEARTBEAT, 3, struct.pack("<I", 4000)).encode())
+    core.tick(50 + proto.HOST_SILENT_MS + 60)
+    assert leds.np.buf[0][1] > 0 and leds.np.buf[1] == leds.np.buf[0]
 
 
 def test_unknown_message_type_is_refused(fw):

@@ -140,3 +140,43 @@ def test_a_port_with_no_board_is_a_clear_error():
     link = MatrixLink("loop://")
     with pytest.raises(LinkError, match="no answer from a matrix board"):
         link.start(wait=0.5)
+
+
+def test_a_board_of_another_protocol_version_is_reported_not_retried_forever():
+    import socket
+    import struct
+    import threading
+
+    from firmware_bridge import protocol as P
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    received = []
+
+    def board():
+        conn, _ = srv.accept()
+        dec = P.Decoder()
+        conn.settimeout(0.2)
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            try:
+                data = conn.recv(4096)
+            except socket.timeout:
+                data = b""
+            for f in dec.feed(data):
+                received.append(f.kind)
+                # a version-2 board refuses everything, and keeps its heartbeat going
+                conn.sendall(P.Frame(P.NAK, len(received), struct.pack("<HB", f.seq, 4)).encode())
+        conn.close()
+
+    t = threading.Thread(target=board, daemon=True)
+    t.start()
+    link = MatrixLink(f"socket://127.0.0.1:{srv.getsockname()[1]}")
+    with pytest.raises(LinkError, match="protocol version mismatch: seqboard speaks version 1"):
+        link.start(wait=3)
+    t.join()
+    srv.close()
+    assert len(link.board_errors) == 1 and link.latest_snapshot() is None
+    # the refused hello and state requests were not resent again and again
+    assert received.count(P.HELLO_REQ) == 1 and received.count(P.STATE_REQ) <= 2
