@@ -4,6 +4,7 @@
 # `neopixel` and `select` in sys.modules (tests/bridge/test_firmware.py).
 
 import sys
+import time
 
 import machine
 import neopixel
@@ -27,15 +28,27 @@ class Leds:
         self.last = list(colours)
 
 
-class HallMatrix:
-    """Hall sensors (one per space, open-drain, low when a magnet is near) in a row x
-    column matrix with a diode per sensor: one row driven low at a time, the columns read
-    with pull-ups. A space changes only after reading the same ``debounce`` scans running."""
+def _sleep_us(us):
+    if us and hasattr(time, "sleep_us"):
+        time.sleep_us(us)
 
-    def __init__(self, row_pins, col_pins, debounce=3):
-        self.rows = [machine.Pin(p, machine.Pin.OUT, value=1) for p in row_pins]
+
+class HallMatrix:
+    """Sensors in a row x column matrix with a diode per sensor (docs/wiring.md): one row
+    selected at a time, the columns read with pull-ups; a column reads low when the sensor
+    at the crossing sees a magnet. ``row_active`` is the level that selects a row: 0 when
+    the pin itself is the row's return (reed switches), 1 when it drives the gate of the
+    row's MOSFET that powers its hall sensors. ``settle_us`` waits for the selected row's
+    sensors to power up before reading. A space changes only after reading the same
+    ``debounce`` scans running."""
+
+    def __init__(self, row_pins, col_pins, debounce=3, row_active=0, settle_us=0):
+        self.on = row_active
+        self.off = 1 - row_active
+        self.rows = [machine.Pin(p, machine.Pin.OUT, value=self.off) for p in row_pins]
         self.cols = [machine.Pin(p, machine.Pin.IN, machine.Pin.PULL_UP) for p in col_pins]
         self.debounce = debounce
+        self.settle_us = settle_us
         n = len(row_pins) * len(col_pins)
         self.stable = [0] * n
         self.count = [0] * n
@@ -43,10 +56,11 @@ class HallMatrix:
     def raw(self):
         out = []
         for r in self.rows:
-            r.value(0)
+            r.value(self.on)
+            _sleep_us(self.settle_us)
             for c in self.cols:
                 out.append(1 if c.value() == 0 else 0)
-            r.value(1)
+            r.value(self.off)
         return out
 
     def scan(self):
@@ -63,18 +77,22 @@ class HallMatrix:
 
 
 class NfcReaders:
-    """MFRC522 readers on one SPI bus, one chip-select each, polled in turn. Each chip's
-    NTAG holds one byte naming its colour at page 4: 2 blue, 3 green, 4 red, 5 white side
-    up. Spaces beyond the readers' reach read empty."""
+    """MFRC522 readers on one SPI bus, one chip-select each, polled in turn; reader k
+    watches space ``cfg["spaces"][k]`` (board order; reader k watches space k if absent).
+    Each chip's NTAG holds one byte naming its colour at page 4: 2 blue, 3 green, 4 red,
+    5 white side up; a tag without it reads 1 (a chip, colour unknown). Spaces without a
+    reader read empty."""
 
     def __init__(self, cfg, n):
         from mfrc522 import MFRC522   # the common MicroPython MFRC522 driver
         self.readers = [MFRC522(spi_id=cfg["spi"], sck=cfg["sck"], miso=cfg["miso"],
                                 mosi=cfg["mosi"], cs=cs, rst=cfg["rst"]) for cs in cfg["cs_pins"]]
+        self.spaces = list(cfg.get("spaces") or range(len(self.readers)))
         self.values = [0] * n
 
     def scan(self):
-        for i, rdr in enumerate(self.readers):
+        for k, rdr in enumerate(self.readers):
+            i = self.spaces[k]
             stat, _ = rdr.request(rdr.REQIDL)
             if stat != rdr.OK:
                 self.values[i] = 0

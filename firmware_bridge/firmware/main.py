@@ -15,27 +15,39 @@ CONFIG = {
     "rows": 10,
     "cols": 10,
     "led_pin": 28,                       # WS2812 data in (through a 330 ohm resistor)
-    "row_pins": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],         # drive one row low at a time
+    "row_pins": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],         # one row selected at a time
     "col_pins": [10, 11, 12, 13, 14, 15, 16, 17, 18, 19],  # read with pull-ups
+    "row_active": 1,                     # 1: row pin drives a MOSFET powering hall sensors
+                                         # 0: row pin is the return of reed switches
+    "settle_us": 60,                     # hall sensors' power-on time before reading
     "sensor": "hall",                    # "hall" (occupancy) or "nfc" (chip colours)
-    "nfc": {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "cs_pins": [5, 6, 7, 8], "rst": 9},
+    # NFC: one MFRC522 per chip-select pin; "spaces" names the space each reader watches
+    "nfc": {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "cs_pins": [5, 6, 7, 8], "rst": 9,
+            "spaces": [0, 9, 90, 99]},
     "debounce_scans": 3,                 # a space must read the same this many scans
 }
 
 
-def main(config=CONFIG):
+def build(config=CONFIG, port=None):
+    """The board's protocol core wired to its hardware as ``config`` describes."""
     rows, cols = config["rows"], config["cols"]
     n = rows * cols
     if config["sensor"] == "nfc":
         sensors = NfcReaders(config["nfc"], n)
         kind = proto.SENSOR_IDENTITY
     else:
-        sensors = HallMatrix(config["row_pins"], config["col_pins"], config["debounce_scans"])
+        sensors = HallMatrix(config["row_pins"], config["col_pins"], config["debounce_scans"],
+                             config.get("row_active", 0), config.get("settle_us", 0))
         kind = proto.SENSOR_OCCUPANCY
     leds = Leds(config["led_pin"], n)
-    port = UsbSerial()
+    port = port or UsbSerial()
     core = proto.BoardCore(rows, cols, kind, n, sensors.scan, leds.show, port.write,
                            firmware="pico-1.0")
+    return core, port
+
+
+def main(config=CONFIG):
+    core, port = build(config)
     start = time.ticks_ms()
     while True:
         data = port.read()

@@ -182,3 +182,71 @@ def test_boots_announcing_itself_and_reports_an_overlong_frame(fw):
     assert P.describe(errors[0])["text"].startswith("dropped a frame longer than")
     core.receive(P.Frame(P.LEDS, 9, P.pack_leds([(0, 0, 255)] * 6)).encode())   # back in step
     assert [f.kind for f in _frames(sent)] == [P.ACK] and leds.np.buf[0][2] > 0
+
+
+def test_hall_rows_selected_high_through_mosfets(fw):
+    proto, hardware = fw
+    FakePin.level.clear()
+    hm = hardware.HallMatrix([0, 1], [10, 11, 12], debounce=1, row_active=1, settle_us=60)
+    assert [FakePin.level[p] for p in (0, 1)] == [0, 0]       # no row powered at rest
+    magnets = {(0, 1)}
+
+    class ColPin:
+        def __init__(self, c):
+            self.c = c
+
+        def value(self):
+            powered = [r for r, rp in enumerate(hm.rows) if FakePin.level[rp.pin] == 1]
+            return 0 if any((r, self.c) in magnets for r in powered) else 1
+    hm.cols = [ColPin(c) for c in range(3)]
+    assert hm.scan() == [0, 1, 0, 0, 0, 0]
+    assert [FakePin.level[p] for p in (0, 1)] == [0, 0]       # and none left on after
+
+
+class FakeReader:
+    REQIDL, OK = 0x26, 0
+    tags: dict = {}          # cs pin -> page 4 bytes, or None for no tag
+
+    def __init__(self, spi_id, sck, miso, mosi, cs, rst):
+        self.cs = cs
+
+    def request(self, mode):
+        return (self.OK if FakeReader.tags.get(self.cs) is not None else 2), None
+
+    def SelectTagSN(self):
+        return self.OK, [1, 2, 3, 4]
+
+    def read(self, page):
+        return FakeReader.tags[self.cs]
+
+
+def test_firmware_main_builds_an_nfc_board_that_reports_colours(fw, monkeypatch):
+    proto, hardware = fw
+    monkeypatch.setitem(sys.modules, "mfrc522", types.SimpleNamespace(MFRC522=FakeReader))
+    monkeypatch.setitem(sys.modules, "select", types.SimpleNamespace(poll=None, POLLIN=1))
+    sys.modules.pop("main", None)
+    main = importlib.import_module("main")
+    try:
+        cfg = dict(main.CONFIG, sensor="nfc")
+        FakeReader.tags = {5: bytes([4, 0, 0, 0]), 6: None, 7: bytes([0x55, 0, 0, 0]), 8: None}
+
+        class Port:
+            def __init__(self):
+                self.out = bytearray()
+
+            def write(self, data):
+                self.out.extend(data)
+        port = Port()
+        core, _ = main.build(cfg, port)
+        hello = [f for f in P.Decoder().feed(bytes(port.out)) if f.kind == P.HELLO][0]
+        assert P.Hello.unpack(hello.payload).sensor == "identity"
+        core.tick(0)
+        port.out.clear()
+        core.receive(P.Frame(P.STATE_REQ, 1).encode())
+        state = [f for f in P.Decoder().feed(bytes(port.out)) if f.kind == P.STATE][0]
+        spaces = P.Snapshot.unpack(state.payload, 100, True).spaces
+        # reader 0 watches space 0 (a red chip); reader 2 watches space 90 (a blank tag)
+        assert spaces[0] == "R" and spaces[90] == "occupied"
+        assert [i for i, v in enumerate(spaces) if v] == [0, 90]
+    finally:
+        sys.modules.pop("main", None)
