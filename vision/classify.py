@@ -58,6 +58,7 @@ class SpaceFeatures:
     skin: np.ndarray         # (n,) share of skin-coloured pixels in the space
     glare: np.ndarray        # (n,) share of blown-out pixels in the centre
     radial: np.ndarray       # (n, rings, 3) light-normalised mean colour of rings round the centre
+    paper: np.ndarray        # (n, 3) the paper at the space's edge as seen (255: blown out)
 
 
 def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> SpaceFeatures:
@@ -71,6 +72,7 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     thr = np.median(lum, axis=1, keepdims=True)
     w = (lum >= thr)[..., None]
     light = (band * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1)
+    paper = light.copy()                                    # the paper's own edge, as seen
     grid = np.maximum(light.reshape(rows, cols, 3), 12.0)
     # A space whose band is far darker than its neighbours' (a hand, a chip over the edge)
     # takes their light instead; then the light is interpolated across every pixel, so a
@@ -82,7 +84,15 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     field = cv2.resize(grid, (cols * cell, rows * cell), interpolation=cv2.INTER_LINEAR)
     field = field.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell, cell, 3)
     norm = np.clip(cells * (230.0 / np.maximum(field, 12.0)), 0, 255)
-    centre = norm[:, CENTRE].mean(axis=1)
+    cn = norm[:, CENTRE]                                     # (n, k, 3)
+    centre = cn.mean(axis=1)
+    # Glare on a glossy chip washes part of it towards white: where any of its middle is
+    # blown out, its colour comes from the darker half, the part the glare spares.
+    lit = cells[:, CENTRE].max(axis=2).max(axis=1) >= 250
+    if lit.any():
+        lum = cn[lit].sum(axis=2)
+        dim = (lum <= np.median(lum, axis=1, keepdims=True))[..., None]
+        centre[lit] = (cn[lit] * dim).sum(axis=1) / np.maximum(dim.sum(axis=1), 1)
     small = cv2.resize(norm.reshape(n * cell, cell, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
     patch = small.reshape(n, PATCH * PATCH * 3)
     band_patch = norm[:, BAND].reshape(n, -1)
@@ -95,9 +105,9 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     skin = ((hue >= 5) & (hue <= 22) & (sat >= 50) & (sat <= 200) & (val >= 60))
     skin_share = skin[:, INNER].mean(axis=1)
     raw_centre = cells[:, CENTRE]
-    glare = (raw_centre.min(axis=2) > 250).mean(axis=1)
+    glare = (raw_centre.min(axis=2) > 250).mean(axis=1)      # share blown out to white
     radial = np.stack([norm[:, m].mean(axis=1) for m in RINGS], axis=1)
-    return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial)
+    return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial, paper)
 
 
 @dataclass
@@ -139,6 +149,9 @@ def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
     sat = (hi - lo) / max(hi, 1.0)
     if sat < 0.2 and lo > 140:
         return SpaceState.WHITE, min(1.0, (0.2 - sat) * 5 + 0.5)
+    if sat < 0.2:
+        # grey and dark: no chip looks like this (a shadow, the edge of a hand, a sleeve)
+        return SpaceState.UNKNOWN, 0.2
     if b >= g and b >= r:
         return SpaceState.BLUE, min(1.0, sat * 2)
     if g >= r:
@@ -147,13 +160,21 @@ def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
 
 
 def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(),
-             empty_below: float = EMPTY_BELOW) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+             empty_below: float = EMPTY_BELOW, cols: int = 0
+             ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether a hand covers it."""
     n = len(f.centre)
     diff = np.maximum(np.abs(f.patch - ref.patch).mean(axis=1),           # 0..255
                       np.abs(f.radial - ref.radial).mean(axis=2).max(axis=1))
     band_diff = np.abs(f.band_patch - ref.band_patch).mean(axis=1)
-    hand = ((f.skin - ref.skin) > 0.05) & (band_diff > 15)
+    excess = f.skin - ref.skin
+    hand = (excess > 0.05) & (band_diff > 15)
+    if hand.any() and cols:
+        # a finger or the edge of a palm over part of a space next to the hand: not enough
+        # to move its edge band, enough to look like a chip; unknown too
+        grid = hand.reshape(-1, cols).astype(np.uint8)
+        near = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
+        hand = hand | (near & (excess > 0.005))
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):
@@ -171,6 +192,11 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
             conf[i] = float(min(1.0, (empty_below - d) / empty_below + 0.5))
             continue
         st, c = chip_colour(f.centre[i])
+        if st is SpaceState.WHITE and f.paper[i].min() >= 250:
+            # where even the paper is blown out (glare), any chip looks white: not to be trusted
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = 0.3
+            continue
         states.append(st)
         conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - empty_below) / 10 + 0.3))))
     return states, conf, hand

@@ -97,22 +97,23 @@ def find_outline(frame: np.ndarray) -> Located:
     dark = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
                                  block, 12)
     dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    contours, hier = cv2.findContours(dark, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
-    quad = None
-    best = 0.0
-    if hier is not None:
-        holes = [c for c, hh in zip(contours, hier[0]) if hh[3] != -1]
-        for cnt in sorted(holes, key=cv2.contourArea, reverse=True)[:3]:
-            area = cv2.contourArea(cnt)
-            if area < 0.05 * small.size:
-                break
-            pts = cnt.reshape(-1, 2).astype(np.float32)
-            hull = cv2.convexHull(pts).reshape(-1, 2)
-            q = _fit_sides(pts, order_corners(_extreme_corners(hull)))
-            q = _fit_sides(pts, order_corners(q))
-            fill = area / max(cv2.contourArea(q), 1.0)
-            if fill > best:
-                best, quad = fill, q / scale
+    blown = cv2.dilate((small >= 248).astype(np.uint8) * 255,
+                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    near = cv2.dilate(blown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))) > 0
+    quad, best, glared = _field_quad(dark, None, near)
+    if quad is None or best < 0.85 or glared > 0.02:
+        # A glare spot may blow the dark edge out to white and break the ring, so the field
+        # runs out through it: count blown-out pixels as edge, so the ring closes over
+        # them, and fit the sides to the rest of the outline.
+        q2, b2, _ = _field_quad(cv2.bitwise_or(dark, blown), blown, near)
+        if q2 is not None and b2 >= 0.85 and (
+                quad is None or best < 0.85 or
+                _square_error(order_corners(q2), *small.shape[::-1]) + 0.01 <
+                _square_error(order_corners(quad), *small.shape[::-1])):
+            # of the two, the one that is more nearly the picture of a square board
+            quad, best = q2, b2
+    if quad is not None:
+        quad = quad / scale
     if quad is None or best < 0.85:
         raise BoardNotFound(_diagnose(gray, quad if quad is not None else _rough_board(small, scale)))
     quad = order_corners(quad)
@@ -121,6 +122,128 @@ def find_outline(frame: np.ndarray) -> Located:
             ((quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)).any():
         raise BoardNotFound(_diagnose(gray, quad))
     return Located(quad, "outline", best)
+
+
+def _field_quad(dark: np.ndarray, blown: np.ndarray | None, near: np.ndarray
+                ) -> tuple[np.ndarray | None, float, float]:
+    """The field of spaces: the largest nearly-quadrilateral hole in the dark mask, as four
+    corners, how fully the hole fills them, and the share of its outline next to glare.
+    With ``blown`` (glare counted as edge), the outline next to glare is left out of the fit."""
+    contours, hier = cv2.findContours(dark, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    quad, best, share = None, 0.0, 0.0
+    if hier is None:
+        return None, 0.0, 0.0
+    near_blown = None if blown is None else near
+    holes = [c for c, hh in zip(contours, hier[0]) if hh[3] != -1]
+    for cnt in sorted(holes, key=cv2.contourArea, reverse=True)[:3]:
+        area = cv2.contourArea(cnt)
+        if area < 0.05 * dark.size:
+            break
+        pts = cnt.reshape(-1, 2).astype(np.float32)
+        glared = None if near_blown is None else near_blown[cnt[:, 0, 1], cnt[:, 0, 0]]
+        if glared is not None and glared.any():
+            pts = pts[~glared]
+            q = _ransac_quad(pts)
+            if q is None:
+                continue
+            q = _fit_sides(pts, order_corners(q))
+            inside = np.zeros_like(dark)
+            cv2.fillConvexPoly(inside, np.int32(np.round(q)), 255)
+            filled = np.zeros_like(dark)
+            cv2.drawContours(filled, [cnt], -1, 255, -1)
+            area = float(np.count_nonzero((inside > 0) & ((filled > 0) | (blown > 0))))
+        else:
+            hull = cv2.convexHull(pts).reshape(-1, 2)
+            q = _fit_sides(pts, order_corners(_extreme_corners(hull)))
+            q = _fit_sides(pts, order_corners(q))
+        fill = area / max(cv2.contourArea(q), 1.0)
+        if fill > best:
+            best, quad = fill, q
+            share = float(near[cnt[:, 0, 1], cnt[:, 0, 0]].mean())
+    return quad, best, share
+
+
+def _square_error(quad: np.ndarray, w: int, h: int) -> float:
+    """How far the quadrilateral is from the picture of a square: |log aspect| of the
+    rectangle it shows, by Zhang's whiteboard rectification (the focal length from the two
+    vanishing points, the principal point at the frame's centre)."""
+    u0, v0 = w / 2, h / 2
+    tl, tr, br, bl = (np.array([p[0], p[1], 1.0]) for p in quad)
+    try:
+        k2 = np.dot(np.cross(tl, br), bl) / np.dot(np.cross(tr, br), bl)
+        k3 = np.dot(np.cross(tl, br), tr) / np.dot(np.cross(bl, br), tr)
+    except ZeroDivisionError:
+        return float("inf")
+    n2, n3 = k2 * tr - tl, k3 * bl - tl
+    f2 = 0.0
+    if abs(n2[2] * n3[2]) > 1e-9:
+        f2 = -((n2[0] * n3[0] - (n2[0] * n3[2] + n2[2] * n3[0]) * u0 + n2[2] * n3[2] * u0 * u0)
+               + (n2[1] * n3[1] - (n2[1] * n3[2] + n2[2] * n3[1]) * v0 + n2[2] * n3[2] * v0 * v0)
+               ) / (n2[2] * n3[2])
+    if not np.isfinite(f2) or f2 <= 0:
+        f2 = float(max(w, h)) ** 2          # nearly no perspective: any focal length will do
+    f = np.sqrt(f2)
+    ai = np.linalg.inv(np.array([[f, 0, u0], [0, f, v0], [0, 0, 1]]))
+    b = ai.T @ ai
+    r2 = (n2 @ b @ n2) / max(n3 @ b @ n3, 1e-12)
+    return abs(0.5 * float(np.log(max(r2, 1e-12))))
+
+
+def _ransac_quad(pts: np.ndarray, seed: int = 0) -> np.ndarray | None:
+    """Four corners from outline points of which some sides may be partly missing: the four
+    strongest straight lines (RANSAC), paired by direction and crossed."""
+    if len(pts) < 40:
+        return None
+    rng = np.random.default_rng(seed)
+    size = float(np.ptp(pts, axis=0).max())
+    tol, band = max(2.0, 0.006 * size), 0.06 * size
+    lines = []
+    rest = pts
+    for _ in range(4):
+        if len(rest) < 10:
+            return None
+        i = rng.integers(len(rest), size=(300, 2))
+        a, b = rest[i[:, 0]], rest[i[:, 1]]
+        d = b - a
+        norm = np.hypot(d[:, 0], d[:, 1])
+        ok = norm > 0.05 * size
+        a, d, norm = a[ok], d[ok], norm[ok]
+        if not len(a):
+            return None
+        nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / norm[:, None]          # unit normals
+        dist = ((rest[None, :, 0] - a[:, None, 0]) * nrm[:, None, 0]
+                + (rest[None, :, 1] - a[:, None, 1]) * nrm[:, None, 1])
+        k = int(np.argmax((np.abs(dist) < tol).sum(axis=1)))
+        inl = rest[np.abs(dist[k]) < tol]
+        if len(inl) < 10:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(inl, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+        # drop everything near this side (a bent side must not come back as another line)
+        off = np.abs((rest[:, 0] - x0) * vy - (rest[:, 1] - y0) * vx)
+        rest = rest[off > band]
+    ang = np.array([np.arctan2(v[1], v[0]) % np.pi for _, v in lines])
+    # pair each line with the one nearest its direction
+    best = None
+    for j in range(1, 4):
+        others = [k for k in range(1, 4) if k != j]
+        da = abs((ang[0] - ang[j] + np.pi / 2) % np.pi - np.pi / 2)
+        db = abs((ang[others[0]] - ang[others[1]] + np.pi / 2) % np.pi - np.pi / 2)
+        if best is None or da + db < best[0]:
+            best = (da + db, (0, j), tuple(others))
+    _, pa, pb = best
+    corners = []
+    for i in pa:
+        for j in pb:
+            (p1, d1), (p2, d2) = lines[i], lines[j]
+            m = np.array([d1, -d2]).T
+            if abs(np.linalg.det(m)) < 0.2:      # not a quadrilateral: sides nearly parallel
+                return None
+            t = np.linalg.solve(m, p2 - p1)
+            corners.append(p1 + t[0] * d1)
+    c = np.float32(corners)
+    hull = cv2.convexHull(c).reshape(-1, 2)
+    return hull.astype(np.float32) if len(hull) == 4 else None
 
 
 def _extreme_corners(hull: np.ndarray) -> np.ndarray:

@@ -96,7 +96,7 @@ class BoardReader:
         f = features(board, lay.rows, lay.cols)
         # against the drawn pictures (no calibration) a space must differ more to be a chip
         states, conf, hand = classify(f, self.reference, lay.free,
-                                      9.0 if self.calibration is not None else 20.0)
+                                      9.0 if self.calibration is not None else 20.0, lay.cols)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)

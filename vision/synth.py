@@ -66,6 +66,9 @@ class Rendered:
     corners: np.ndarray            # the board's outer corners in the image (tl, tr, br, bl)
     grid_corners: np.ndarray       # the outer corners of the 10 x 10 spaces in the image
     conditions: Conditions = field(default_factory=Conditions)
+    # spaces a careful reader may call unknown: a hand over part of them or beside them, or
+    # the paper blown out to white (glare) where a chip would be (the occluded ones too)
+    unsure: tuple[bool, ...] = ()
 
 
 def kelvin_gains(kelvin: float) -> np.ndarray:
@@ -298,10 +301,12 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
     img = frame.astype(np.float32)
     img *= kelvin_gains(cond.kelvin) * cond.brightness
     lrng = np.random.default_rng(cond.light_seed)   # the room's lights stay where they are
+    lum = np.ones((cond.height, cond.width), np.float32)   # the light's strength, for `unsure`
     if cond.uneven:
         yy, xx = np.mgrid[0:cond.height, 0:cond.width].astype(np.float32)
         a = lrng.uniform(0, 2 * math.pi)
         g = (np.cos(a) * (xx / cond.width - 0.5) + np.sin(a) * (yy / cond.height - 0.5))
+        lum *= 1.0 + cond.uneven * g * 1.2
         img *= (1.0 + cond.uneven * g * 1.2)[..., None]
     if cond.shadow:
         sm = np.zeros((cond.height, cond.width), np.uint8)
@@ -309,13 +314,20 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
         pts = np.int32([p0 + lrng.uniform(-0.4, 0.4, 2) * [cond.width, cond.height] for _ in range(4)])
         cv2.fillConvexPoly(sm, cv2.convexHull(pts), 255)
         sm = cv2.GaussianBlur(sm, (0, 0), 25).astype(np.float32) / 255.0
+        lum *= 1.0 - cond.shadow * sm
         img *= (1.0 - cond.shadow * sm)[..., None]
+    glare = np.zeros((cond.height, cond.width), np.float32)
     for _ in range(cond.glare):
         gx, gy = lrng.uniform(0.2, 0.8) * cond.width, lrng.uniform(0.2, 0.8) * cond.height
         sig = lrng.uniform(0.015, 0.04) * cond.width
         yy, xx = np.ogrid[0:cond.height, 0:cond.width]
         blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sig * sig)).astype(np.float32)
-        img += (blob * 230)[..., None]
+        glare += blob * 230
+    if cond.glare:
+        img += glare[..., None]
+    # where the paper itself is blown out to white, a white chip cannot be told from it
+    blown = ((246 * float(np.min(kelvin_gains(cond.kelvin))) * cond.brightness * lum + glare)
+             > 250).astype(np.float32)
     if cond.noise:
         img += rng.normal(0, cond.noise, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
@@ -326,26 +338,29 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
         outer_dst = _distort_points(outer_dst, cond.distortion, cond.width, cond.height)
         grid_dst = _distort_points(grid_dst, cond.distortion, cond.width, cond.height)
         hand = _distort(hand, cond.distortion)
+        blown = _distort(blown, cond.distortion)
     if cond.jpeg:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond.jpeg)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    occluded = _occluded_spaces(hand, grid_dst, layout)
+    cover = _per_space(hand.astype(np.float32) / 255.0, grid_dst, layout)
+    occluded = tuple(bool(v > 0.1) for v in cover.mean(axis=(1, 2)))
+    # the hand's edge is soft to a camera: a space it touches or borders may read unknown
+    under = np.array(occluded, np.uint8).reshape(layout.rows, layout.cols)
+    touched = (cover.max(axis=(1, 2)) > 0) | (cv2.dilate(under, np.ones((3, 3), np.uint8)).ravel() > 0)
+    washed = _per_space(blown, grid_dst, layout)[:, 2:6, 2:6].mean(axis=(1, 2)) > 0.2
+    unsure = tuple(bool(a or b) for a, b in zip(touched, washed))
     truth = Observation(states.rows, states.cols, tuple(
         SpaceState.UNKNOWN if occ else st for st, occ in zip(states.states, occluded)))
-    return Rendered(out, truth, occluded, outer_dst, grid_dst, cond)
+    return Rendered(out, truth, occluded, outer_dst, grid_dst, cond, unsure)
 
 
-def _occluded_spaces(hand: np.ndarray, grid: np.ndarray, layout: Layout) -> tuple[bool, ...]:
-    """Spaces with more than a tenth of their area under the hand."""
-    if not hand.any():
-        return (False,) * layout.size
-    s = 8
+def _per_space(field: np.ndarray, grid: np.ndarray, layout: Layout, s: int = 8) -> np.ndarray:
+    """An image-sized field seen top-down: ``s`` x ``s`` samples per space, (n, s, s)."""
     dst = np.float32([[0, 0], [layout.cols * s, 0], [layout.cols * s, layout.rows * s],
                       [0, layout.rows * s]])
     m = cv2.getPerspectiveTransform(np.float32(grid), dst)
-    top = cv2.warpPerspective(hand, m, (layout.cols * s, layout.rows * s), flags=cv2.INTER_NEAREST)
-    cells = top.reshape(layout.rows, s, layout.cols, s).mean(axis=(1, 3)) / 255.0
-    return tuple(bool(v > 0.1) for v in cells.ravel())
+    top = cv2.warpPerspective(field, m, (layout.cols * s, layout.rows * s), flags=cv2.INTER_LINEAR)
+    return top.reshape(layout.rows, s, layout.cols, s).transpose(0, 2, 1, 3).reshape(-1, s, s)
 
 
 def random_conditions(rng: np.random.Generator, kind: str, width: int = 1280,
