@@ -45,6 +45,12 @@ def _radial_masks(cell: int = CANON) -> list[np.ndarray]:
 
 
 RINGS = _radial_masks()
+# the same masks as weights over a space's flattened pixels: means become one matrix product
+_RING_W = np.stack([m.ravel() / m.sum() for m in RINGS], axis=1).astype(np.float32)
+_CENTRE_W = (CENTRE.ravel() / CENTRE.sum()).astype(np.float32)[:, None]
+_INNER_W = (INNER.ravel() / INNER.sum()).astype(np.float32)[:, None]
+_BAND_I = np.flatnonzero(BAND.ravel())
+_CENTRE_I = np.flatnonzero(CENTRE.ravel())
 
 
 @dataclass
@@ -64,49 +70,74 @@ class SpaceFeatures:
 def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> SpaceFeatures:
     """Measure every space of a straightened board image (``cell`` pixels per space)."""
     n = rows * cols
+    canon = cell == CANON
     f = board.astype(np.float32)
-    cells = f.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell, cell, 3)
-    band = cells[:, BAND]                                   # (n, k, 3)
+    cells = f.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell * cell, 3)
+    band_i = _BAND_I if canon else np.flatnonzero(_masks(cell)[1].ravel())
+    centre_i = _CENTRE_I if canon else np.flatnonzero(_masks(cell)[0].ravel())
+    band = cells[:, band_i]                                 # (n, k, 3)
     # the paper's light: the brighter half of the edge band (prints and grid lines are dark)
-    lum = band.mean(axis=2)
+    lum = band.sum(axis=2)
     thr = np.median(lum, axis=1, keepdims=True)
     w = (lum >= thr)[..., None]
     light = (band * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1)
     paper = light.copy()                                    # the paper's own edge, as seen
     grid = np.maximum(light.reshape(rows, cols, 3), 12.0)
-    # A space whose band is far darker than its neighbours' (a hand, a chip over the edge)
-    # takes their light instead; then the light is interpolated across every pixel, so a
-    # shadow's soft edge or a gradient inside a space is divided out too.
-    med = cv2.medianBlur(np.clip(grid, 0, 255).astype(np.uint8), 3).astype(np.float32)
-    odd = (np.abs(grid - med).max(axis=2) > 0.25 * med.max(axis=2))[..., None]
-    grid = np.where(odd, med, grid)
-    light = grid.reshape(n, 3)
-    field = cv2.resize(grid, (cols * cell, rows * cell), interpolation=cv2.INTER_LINEAR)
-    field = field.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell, cell, 3)
-    norm = np.clip(cells * (230.0 / np.maximum(field, 12.0)), 0, 255)
-    cn = norm[:, CENTRE]                                     # (n, k, 3)
-    centre = cn.mean(axis=1)
-    # Glare on a glossy chip washes part of it towards white: where any of its middle is
-    # blown out, its colour comes from the darker half, the part the glare spares.
-    lit = cells[:, CENTRE].max(axis=2).max(axis=1) >= 250
-    if lit.any():
-        lum = cn[lit].sum(axis=2)
-        dim = (lum <= np.median(lum, axis=1, keepdims=True))[..., None]
-        centre[lit] = (cn[lit] * dim).sum(axis=1) / np.maximum(dim.sum(axis=1), 1)
-    small = cv2.resize(norm.reshape(n * cell, cell, 3), (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
-    patch = small.reshape(n, PATCH * PATCH * 3)
-    band_patch = norm[:, BAND].reshape(n, -1)
     # Skin is told by its hue under the board's overall light (a hand over a space hides
     # the paper its local light is measured from).
-    overall = np.median(light, axis=0)
-    whole = np.clip(cells * (230.0 / np.maximum(overall, 12.0)), 0, 255).astype(np.uint8)
-    hsv = cv2.cvtColor(whole.reshape(n * cell, cell, 3), cv2.COLOR_BGR2HSV).reshape(n, cell, cell, 3)
-    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-    skin = ((hue >= 5) & (hue <= 22) & (sat >= 50) & (sat <= 200) & (val >= 60))
-    skin_share = skin[:, INNER].mean(axis=1)
-    raw_centre = cells[:, CENTRE]
+    overall = 230.0 / np.maximum(np.median(light, axis=0), 12.0)
+    whole = cv2.multiply(board, (float(overall[0]), float(overall[1]), float(overall[2]), 0.0))
+    hsv = cv2.cvtColor(whole, cv2.COLOR_BGR2HSV)
+    skin = cv2.inRange(hsv, (5, 50, 60), (22, 200, 255)).reshape(rows, cell, cols, cell) \
+        .transpose(0, 2, 1, 3).reshape(n, cell * cell).astype(np.float32)
+    inner_w = _INNER_W if canon else (_masks(cell)[2].ravel() / _masks(cell)[2].sum())[:, None]
+    skin_share = (skin @ inner_w)[:, 0] / 255.0
+    # A space whose band is far darker than its neighbours' (a chip over the edge), or that
+    # a hand covers, takes their light instead; then the light is interpolated across every
+    # pixel, so a shadow's soft edge or a gradient inside a space is divided out too.
+    med = cv2.medianBlur(np.clip(grid, 0, 255).astype(np.uint8), 3).astype(np.float32)
+    odd = ((np.abs(grid - med).max(axis=2) > 0.25 * med.max(axis=2))
+           | (skin_share > 0.3).reshape(rows, cols))[..., None]
+    grid = np.where(odd, med, grid)
+    covered = np.argwhere((skin_share > 0.3).reshape(rows, cols))
+    if len(covered):
+        # under a hand the neighbours may be hand too: take the paper spaces round it
+        bad = (skin_share > 0.3).reshape(rows, cols)
+        for r, c in covered:
+            for k in (1, 2, 3, max(rows, cols)):
+                win = (slice(max(0, r - k), r + k + 1), slice(max(0, c - k), c + k + 1))
+                ok = ~bad[win]
+                if ok.sum() >= 3:
+                    grid[r, c] = np.median(grid[win][ok], axis=0)
+                    break
+    light = grid.reshape(n, 3)
+    gain = cv2.resize((230.0 / np.maximum(grid, 12.0)).astype(np.float32), (cols * cell, rows * cell),
+                      interpolation=cv2.INTER_LINEAR)
+    gain = gain.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell * cell, 3)
+    norm = cv2.min(cv2.multiply(cells.reshape(-1, 3), gain.reshape(-1, 3)), 255.0).reshape(cells.shape)
+    # per-space means over masks, as products with the masks' weights: (n, 3, masks)
+    nt = norm.transpose(0, 2, 1)
+    if canon:
+        centre = (nt @ _CENTRE_W)[..., 0]
+        radial = (nt @ _RING_W).transpose(0, 2, 1)
+    else:
+        c_m, _, _ = _masks(cell)
+        centre = norm[:, c_m.ravel()].mean(axis=1)
+        radial = np.stack([norm[:, m.ravel()].mean(axis=1) for m in _radial_masks(cell)], axis=1)
+    raw_centre = cells[:, centre_i]
+    # Glare on a glossy chip washes part of it towards white: where any of its middle is
+    # blown out, its colour comes from the darker half, the part the glare spares.
+    lit = raw_centre.max(axis=(1, 2)) >= 250
+    if lit.any():
+        cn = norm[lit][:, centre_i]
+        lum = cn.sum(axis=2)
+        dim = (lum <= np.median(lum, axis=1, keepdims=True))[..., None]
+        centre[lit] = (cn * dim).sum(axis=1) / np.maximum(dim.sum(axis=1), 1)
+    square = norm.reshape(n * cell, cell, 3)
+    small = cv2.resize(square, (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
+    patch = small.reshape(n, PATCH * PATCH * 3)
+    band_patch = norm[:, band_i].reshape(n, -1)
     glare = (raw_centre.min(axis=2) > 250).mean(axis=1)      # share blown out to white
-    radial = np.stack([norm[:, m].mean(axis=1) for m in RINGS], axis=1)
     return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial, paper)
 
 
