@@ -137,7 +137,7 @@ class Pacer:
 
 def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
                       mock_gpio: bool, stream: TextIO | None = None,
-                      live: bool | None = None) -> list[Any]:
+                      live: bool | None = None, keys: bool = True) -> list[Any]:
     """Subscribe the terminal and (when enabled) the GPIO indicators; return them to close."""
     from .indicators.terminal import TerminalIndicator
     out: list[Any] = []
@@ -158,6 +158,12 @@ def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
         gpio.bind_buttons(session, commands.call)
         session.subscribe(gpio)
         out.append(gpio)
+    if keys and sys.stdin is not None and sys.stdin.isatty():
+        import threading
+
+        from .loop import read_keys
+        threading.Thread(target=read_keys, args=(session, commands, sys.stdin, stream or sys.stdout),
+                         name="keys", daemon=True).start()
     return out
 
 

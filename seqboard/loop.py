@@ -46,6 +46,32 @@ class Commands:
             n += 1
 
 
+KEYS = {"u": ("undo", "undo the last move"), "c": ("confirm", "confirm the warning"),
+        "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
+        "l": ("lost_draw", "the last player's draw is lost")}
+
+
+def key_action(session: Session, line: str) -> str | None:
+    """What a line typed at the terminal asks for: the session's method to run, or None
+    (help is printed for anything else)."""
+    key = line.strip().lower()[:1]
+    if key in KEYS:
+        return KEYS[key][0]
+    return None
+
+
+def read_keys(session: Session, commands: Commands, stream, out) -> None:
+    """Read lines typed at the terminal (on a thread) and hand the actions to the loop."""
+    for line in stream:
+        name = key_action(session, line)
+        if name is None:
+            if line.strip():
+                print("keys: " + ", ".join(f"{k} {d}" for k, (_, d) in KEYS.items()), file=out,
+                      flush=True)
+            continue
+        commands.call(getattr(session, name))
+
+
 def run_loop(session: Session, source: Source, *, commands: Commands | None = None,
              clock: Callable[[], float] = time.monotonic,
              sleep: Callable[[float], None] = time.sleep, tick: float = 0.05,

@@ -222,6 +222,13 @@ class Session:
             self._write({"type": "event", "event": "confirm"})
             self._emit(Event("info", self.warning, "warning confirmed"))
 
+    def toggle_dead(self) -> bool:
+        """Show or hide the dead cards' spaces (amber on the LED matrix); the new state."""
+        self.dead_shown = not self.dead_shown
+        self._emit(Event("info", None, "dead cards shown" if self.dead_shown else "dead cards hidden",
+                         data={"dead_shown": self.dead_shown}))
+        return self.dead_shown
+
     def undo(self) -> bool:
         """Undo the last move (the undo button); the board must then be put back."""
         v = self.referee.undo()

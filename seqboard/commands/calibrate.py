@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
     from vision.classify import features
     from vision.draw import draw_reading
-    from vision.locate import BoardNotFound
+    from vision.locate import BoardNotFound, straighten
     from vision.reader import BoardReader
     from vision.sources import FrameSourceError, open_frames
 
@@ -121,4 +121,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: chips seen on {names}: calibrate with the board empty", file=sys.stderr)
     if light < 60:
         print("warning: the picture is dark: more light makes the reading safer", file=sys.stderr)
+    glared = [i for i, g in enumerate(features(straighten(frames[-1], cal.corners, layout),
+                                               layout.rows, layout.cols).glare) if g > 0.25]
+    if glared:
+        names = ", ".join(layout.space_name(i) for i in glared[:8])
+        print(f"warning: glare blows out {names}{' ...' if len(glared) > 8 else ''}: a chip "
+              f"there reads unknown; move the lamp or tilt the camera, then calibrate again",
+              file=sys.stderr)
     return 0

@@ -40,6 +40,9 @@ BUZZ = {
 RGB = {"B": (0, 0, 1), "G": (0, 1, 0), "R": (1, 0, 0)}
 
 
+HOLD_SECONDS = 1.5      # the confirm button held this long toggles the dead cards
+
+
 class GpioIndicators:
     """All GPIO outputs and buttons of one installation, fed by session events."""
 
@@ -74,8 +77,11 @@ class GpioIndicators:
                    "lost_draw_button": session.lost_draw}
         for key, pin in self._button_pins.items():
             if pin:
-                b = Button(pin, pull_up=True, bounce_time=None, **kw)
+                b = Button(pin, pull_up=True, bounce_time=None, hold_time=HOLD_SECONDS, **kw)
                 b.when_pressed = (lambda fn: (lambda: call(fn)))(actions[key])
+                if key == "confirm_button":
+                    # held down: show (or hide) the dead cards' spaces on the LED matrix
+                    b.when_held = lambda: call(session.toggle_dead)
                 self.buttons[key] = b
 
     def beep(self, pattern: str) -> None:

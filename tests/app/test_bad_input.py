@@ -102,3 +102,17 @@ def test_configuration_page_lists_every_key():
     page = (ROOT / "docs" / "configuration.md").read_text("utf-8")
     assert page[page.index(BEGIN):].strip() == markdown().strip(), \
         "docs/configuration.md is out of date: python -m hw_config.reference"
+
+
+def test_service_print_gives_a_unit_that_restarts_and_runs_the_chosen_mode(capsys):
+    from seqboard.cli import main as cli
+    assert cli(["service", "print", "--mode", "play", "--user", "pi",
+                "--config", "/home/pi/seqboard.toml"]) == 0
+    unit = capsys.readouterr().out
+    lines = unit.splitlines()
+    assert "User=pi" in lines and "Restart=on-failure" in lines
+    assert "WantedBy=multi-user.target" in lines
+    exec_line = next(x for x in lines if x.startswith("ExecStart="))
+    assert exec_line.endswith("seqboard play --config /home/pi/seqboard.toml")
+    # the groups for the GPIO pins, the camera and the serial port
+    assert "SupplementaryGroups=gpio video dialout" in lines

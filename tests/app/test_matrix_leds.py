@@ -82,3 +82,47 @@ def test_computer_move_blinks_in_its_colour_and_dead_cards_on_request():
     assert AMBER not in led_plan(s.view(), dead_shown=False).colours
     plan = led_plan(s.view(), dead_shown=True)
     assert [i for i, c in enumerate(plan.colours) if c == AMBER] == sorted(both)
+
+
+def test_dead_cards_shown_on_request_by_holding_confirm_or_typing_d(tmp_path):
+    import io
+    import time
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from hw_config.config import load_config
+    from seqboard.indicators.gpio import HOLD_SECONDS, GpioIndicators
+    from seqboard.loop import Commands, read_keys
+
+    from .helpers import write_config
+
+    ref = Referee("classic", 2)
+    s = Session(ref)
+    link = RecordingLink()
+    s.subscribe(MatrixLeds(link, s))
+    sym = ref.layout.symbols[ref.layout.parse_space("d4")]
+    both = ref.layout.spaces_of[sym]
+    s.observe(_obs(ref, {ref.layout.space_name(both[0]): "B"}))
+    s.observe(_obs(ref, {"h8": "G"}))
+    s.observe(_obs(ref, {ref.layout.space_name(both[1]): "B"}))
+    assert AMBER not in link.frames[-1]
+    # the confirm button held down
+    factory = MockFactory(pin_class=MockPWMPin)
+    g = load_config(write_config(tmp_path)).section("gpio")
+    gpio = GpioIndicators(g, 2, ("B", "G"), pin_factory=factory)
+    commands = Commands()
+    gpio.bind_buttons(s, commands.call)
+    pin = factory.pin(g["confirm_button"])
+    pin.drive_low()
+    time.sleep(HOLD_SECONDS + 0.4)
+    pin.drive_high()
+    commands.run_pending()
+    assert s.dead_shown
+    assert [i for i, c in enumerate(link.frames[-1]) if c == AMBER] == sorted(both)
+    # and "d" typed at the terminal hides them again; anything else prints the keys
+    out = io.StringIO()
+    read_keys(s, commands, io.StringIO("x\nd\n"), out)
+    commands.run_pending()
+    assert not s.dead_shown and AMBER not in link.frames[-1]
+    assert "d show or hide the dead cards" in out.getvalue()
+    gpio.close()

@@ -62,3 +62,18 @@ def test_read_bad_inputs(tmp_path, capsys):
     assert main(["read", str(img), "--calibration", str(tmp_path / "cal.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cal.json" in err[0]
+
+
+def test_calibrate_warns_of_glare_and_names_the_spaces(tmp_path, capsys):
+    cond = Conditions(tilt_deg=10, glare=2, light_seed=11)
+    img = tmp_path / "glare.png"
+    cv2.imwrite(str(img), render(LAYOUT, Observation.empty(10, 10), cond, seed=1, jitter=0).image)
+    assert main(["calibrate", "--image", str(img), "--out", str(tmp_path / "c.json")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: glare blows out" in err and "move the lamp" in err
+    # no warning without the lamp
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), render(LAYOUT, Observation.empty(10, 10), Conditions(tilt_deg=10),
+                                   seed=1, jitter=0).image)
+    assert main(["calibrate", "--image", str(plain), "--out", str(tmp_path / "d.json")]) == 0
+    assert "glare" not in capsys.readouterr().err
