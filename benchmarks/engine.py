@@ -3,7 +3,8 @@ the incremental sequence check after a placement.
 
     python benchmarks/engine.py            # human-readable
     python benchmarks/engine.py --json     # {"classic_random_games_per_s": ..., "sequence_check_us": ...,
-                                           #  "greedy_vs_random_win_rate": ...}
+                                           #  "greedy_vs_random_win_rate": ...,
+                                           #  "stacks_random_games_per_s": ...}
 """
 
 from __future__ import annotations
@@ -75,6 +76,33 @@ def sequence_check_us(samples: int = 200_000) -> float:
     return (total - base) / samples * 1e6
 
 
+def stacks_random_games_per_s(seconds: float) -> float:
+    """Full 2-player SEQUENCE STACKS games between random players, per second."""
+    from engine.stacks import RandomStacksPlayer, StacksGame, play_stacks_game
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        g = StacksGame(2, rng=random.Random(n))
+        play_stacks_game(g, [RandomStacksPlayer(random.Random(2 * n)),
+                             RandomStacksPlayer(random.Random(2 * n + 1))])
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def stacks_greedy_vs_random(games: int) -> float:
+    """Share of 2-player STACKS games the greedy player wins against random, seats swapped."""
+    from engine.stacks import GreedyStacksPlayer, RandomStacksPlayer, StacksGame, play_stacks_game
+    won = 0
+    for k in range(games):
+        g = StacksGame(2, rng=random.Random(10_000 + k), first=(k // 2) % 2)
+        players = [GreedyStacksPlayer(random.Random(k)), RandomStacksPlayer(random.Random(k + 1))]
+        if k % 2:
+            players.reverse()
+        play_stacks_game(g, players)
+        won += g.winner == (k % 2)
+    return won / games
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="how long to play random games")
@@ -88,14 +116,10 @@ def main() -> None:
     gvr = greedy_vs_random(100)
     out = {"classic_random_games_per_s": round(gps, 1), "classic_turns_per_game": round(turns, 1),
            "sequence_check_us": round(us, 3), "greedy_vs_random_win_rate": round(gvr, 3)}
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    try:
-        from stacks_bench import stacks_random_games_per_s  # the STACKS card game
-    except ImportError:
-        stacks_random_games_per_s = None
-    if stacks_random_games_per_s is not None:
-        print("playing random STACKS games ...", file=sys.stderr)
-        out["stacks_random_games_per_s"] = round(stacks_random_games_per_s(args.seconds), 1)
+    print("playing random 2-player STACKS games ...", file=sys.stderr)
+    out["stacks_random_games_per_s"] = round(stacks_random_games_per_s(args.seconds), 1)
+    print("STACKS greedy against random, 200 games ...", file=sys.stderr)
+    out["stacks_greedy_vs_random_win_rate"] = round(stacks_greedy_vs_random(200), 3)
     if args.json:
         print(json.dumps(out))
     else:

@@ -22,7 +22,7 @@ from .observation import Observation
 from .referee import Referee
 
 VERSION = 1
-TYPES = ("setup", "move", "observation", "verdict", "event", "end")
+TYPES = ("setup", "move", "observation", "verdict", "event", "end", "action")   # action: STACKS
 EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note")
 
 

@@ -4,7 +4,7 @@
 * the spaces of an illegal change blink red until the board is put right;
 * the computer player's chosen space blinks in its team's colour until the chip is there;
 * the spaces of the dead cards glow amber while ``session.dead_shown`` is on (on request:
-  the dashboard, or a long press of the confirm button).
+  the confirm button held down, or ``d`` typed at the terminal).
 
 :func:`led_plan` computes what to show from the session's view alone (pure, tested on its
 own); :class:`MatrixLeds` sends it over the link: one full LED frame, and blink patterns run
