@@ -106,6 +106,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "illegal_led": Key(int, 21, "blinks on an illegal move until the board is put right", optional_pin),
         "buzzer": Key(int, 20, "active buzzer: a distinct pattern per event", optional_pin),
         "rgb_led": Key(list, [], "optional RGB LED pins [red, green, blue]", pins, int),
+        "chip_leds": Key(list, [], "SEQUENCE STACKS: LEDs [red, blue] for the chips of the player to move; empty: the first two turn LEDs", pins, int),
         "confirm_button": Key(int, 16, "button to confirm a warning", optional_pin),
         "undo_button": Key(int, 12, "button to undo the last move", optional_pin),
         "lost_draw_button": Key(int, 0, "optional button to mark the last player's draw as lost", optional_pin),

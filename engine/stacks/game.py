@@ -476,6 +476,10 @@ class StacksGame:
             self.chips[p][c] += 1
             text = (f"{self.name(p)} plays Steal a Chip and takes a {COLOUR_NAMES[c]} chip "
                     f"from {self.name(t)}")
+            if self.wins(self.chips[p]):          # only with steal_chip_may_win
+                self.over, self.winner = True, p
+                self.result = f"{self.name(p)} wins with {self._chips_text(p)}"
+                text += f"; {self.result}"
         text += self._refill_if_empty(p)
         self.log.append(text)
         return text

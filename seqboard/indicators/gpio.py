@@ -143,3 +143,61 @@ class GpioIndicators:
                     *self.buttons.values()]:
             if dev is not None:
                 dev.close()
+
+
+class StacksGpio:
+    """SEQUENCE STACKS on the GPIO: a chip LED per colour (red, blue) showing the chips of the
+    player to move (off: none, slow blink: one, on: the two the win needs), the sequence LED
+    and a buzzer when a chip is won, the illegal-move LED and buzzer on a refused play.
+
+    ``listener(kind, game, text)`` is a :class:`~seqboard.stacks_table.StacksTable` listener.
+    """
+
+    def __init__(self, gpio_cfg: dict[str, Any], pin_factory=None) -> None:
+        from gpiozero import LED, Buzzer
+        kw = {"pin_factory": pin_factory} if pin_factory is not None else {}
+        pins = gpio_cfg.get("chip_leds") or gpio_cfg["turn_leds"][:2]
+        self.chip = {c: LED(p, **kw) for c, p in zip(("R", "B"), pins)}
+        self.sequence = LED(gpio_cfg["sequence_led"], **kw) if gpio_cfg["sequence_led"] else None
+        self.illegal = LED(gpio_cfg["illegal_led"], **kw) if gpio_cfg["illegal_led"] else None
+        self.buzzer = Buzzer(gpio_cfg["buzzer"], **kw) if gpio_cfg["buzzer"] else None
+        self.patterns: list[str] = []
+
+    def beep(self, pattern: str) -> None:
+        self.patterns.append(pattern)
+        if self.buzzer is not None:
+            on, off, n = BUZZ[pattern]
+            self.buzzer.beep(on_time=on, off_time=off, n=n, background=True)
+
+    def __call__(self, kind: str, game, text: str) -> None:
+        who = game.winner if game.over and game.winner is not None else game.current
+        chips = game.chips[who]
+        need = game.options.win_each_colour
+        for c, led in self.chip.items():
+            if game.over and game.winner is not None:
+                led.blink(0.3, 0.3)
+            elif chips[c] >= need:
+                led.on()
+            elif chips[c]:
+                led.blink(0.8, 0.8)
+            else:
+                led.off()
+        if kind == "refused":
+            if self.illegal is not None:
+                self.illegal.blink(0.25, 0.25, n=6)
+            self.beep("warning")
+        elif kind in ("action", "block"):
+            if self.illegal is not None:
+                self.illegal.off()
+            self.beep("move")
+        elif kind == "chip":
+            if self.sequence is not None:
+                self.sequence.blink(0.15, 0.15, n=6)
+            self.beep("sequence")
+        elif kind == "over":
+            self.beep("game_over")
+
+    def close(self) -> None:
+        for dev in [*self.chip.values(), self.sequence, self.illegal, self.buzzer]:
+            if dev is not None:
+                dev.close()

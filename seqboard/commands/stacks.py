@@ -1,0 +1,104 @@
+"""``seqboard stacks``: SEQUENCE STACKS at the table, the terminal as the referee's display."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+EPILOG = """examples:
+  seqboard stacks --players 3                 referee three people playing with real cards
+  seqboard stacks --players 2 --computer 2    play against the Pi (the engine deals the cards)
+  seqboard stacks --players 4 --deal          a virtual deck for everyone, no cards needed
+
+With real cards the Pi cannot see the hands: each player types what they lay (R3 2, R1 new,
+x B4 ...), the engine accepts or refuses it with the reason. Type ? for what is legal now
+and the codes; BL <player> plays Block at any moment. Computer seats need the engine to
+deal (--deal is then implied): the hand of the person to move is shown at the prompt.
+See docs/stacks.md.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("stacks", help="referee (and play) the SEQUENCE STACKS card game",
+                       description="SEQUENCE STACKS at the table: players type what they lay, "
+                                   "the engine accepts or refuses it with the reason.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
+    p.add_argument("--computer", type=int, action="append", metavar="SEAT",
+                   help="a seat (1-based) the Pi plays; repeatable")
+    p.add_argument("--level", default="greedy", choices=("random", "greedy"),
+                   help="the Pi's level (default greedy)")
+    p.add_argument("--deal", action="store_true",
+                   help="the engine deals a virtual deck (implied by --computer)")
+    p.add_argument("--first", type=int, default=1, help="the seat that starts (default 1)")
+    p.add_argument("--seed", type=int, help="seed of the virtual deck (default random)")
+    p.add_argument("--deck", metavar="FILE", help="the deck's make-up (default the published split)")
+    p.add_argument("--direction", choices=("clockwise", "counterclockwise"), default="clockwise")
+    p.add_argument("--config", metavar="FILE", help="configuration file")
+    p.add_argument("--records", metavar="DIR", help="where the game record goes (default records.dir)")
+    p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.errors import EngineError
+    from engine.stacks import StacksGame, StacksOptions, load_deck
+
+    from ..app import load_settings, real_pin_factory, records_dir
+    from ..errors import UserError
+    from ..recorder import RecordWriter, new_record_path
+    from ..stacks_table import StacksTable, completer, run_table
+
+    if not 2 <= args.players <= 6:
+        raise UserError(f"--players: SEQUENCE STACKS is for 2 to 6 players, not {args.players}")
+    seats = ["person"] * args.players
+    for s in args.computer or []:
+        if not 1 <= s <= args.players:
+            raise UserError(f"--computer: seat {s} is not one of 1..{args.players}")
+        seats[s - 1] = args.level
+    if not 1 <= args.first <= args.players:
+        raise UserError(f"--first: seat {args.first} is not one of 1..{args.players}")
+    deal = args.deal or any(k != "person" for k in seats)
+    cfg = load_settings(args.config)
+    try:
+        deck = load_deck(args.deck)
+    except EngineError as exc:
+        raise UserError(str(exc)) from None
+    factory = None
+    if cfg["gpio.enabled"]:
+        if args.mock_gpio:
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
+            factory = MockFactory(pin_class=MockPWMPin)
+        else:
+            factory = real_pin_factory()
+    seed = args.seed if args.seed is not None else random.randrange(1_000_000)
+    game = StacksGame(args.players, rng=random.Random(seed), deck=deck, known=deal,
+                      options=StacksOptions(direction=args.direction), first=args.first - 1)
+    path = new_record_path(records_dir(cfg, args.records), "stacks")
+    writer = RecordWriter(path)
+    listeners = []
+    gpio = None
+    if factory is not None:
+        from ..indicators.gpio import StacksGpio
+        gpio = StacksGpio(cfg.section("gpio"), pin_factory=factory)
+        listeners.append(gpio)
+    print(f"seqboard stacks: {args.players} players, "
+          f"{'the engine deals' if deal else 'real cards'}; record {path}; ? for help",
+          flush=True)
+    table = StacksTable(game, seats, sys.stdout, write=writer.write,
+                        seed=seed, listeners=listeners)
+    if sys.stdin.isatty():
+        try:
+            import readline
+            readline.set_completer(completer(table))
+            readline.parse_and_bind("tab: complete")
+        except ImportError:  # pragma: no cover - not on every platform
+            pass
+    try:
+        run_table(table, input)
+    finally:
+        writer.close()
+        if gpio is not None:
+            gpio.close()
+    return 0
