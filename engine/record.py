@@ -124,11 +124,14 @@ class Step:
     ok: bool
     text: str
     verdict: dict | None = None
+    cells: list | None = None      # the board after this step (replay(..., with_cells=True))
 
     def to_json(self) -> dict:
         d = {"line": self.line, "kind": self.kind, "ok": self.ok, "text": self.text}
         if self.verdict is not None:
             d["verdict"] = self.verdict
+        if self.cells is not None:
+            d["cells"] = self.cells
         return d
 
 
@@ -185,8 +188,9 @@ def start_from_setup(setup: dict, line: int = 1) -> tuple[Referee, Game | None]:
         raise RecordError(f"line {line}: bad setup: {exc}") from None
 
 
-def replay(parsed: ParsedRecord) -> ReplayResult:
-    """Re-check every line of a board-game record; report each step and the result."""
+def replay(parsed: ParsedRecord, with_cells: bool = False) -> ReplayResult:
+    """Re-check every line of a board-game record; report each step and the result
+    (``with_cells``: each step carries the board after it, for step-by-step display)."""
     setup = parsed.entries[0]
     if setup.get("game", "board") != "board":
         raise RecordError(f"line 1: not a board-game record (game {setup.get('game')!r})")
@@ -205,6 +209,8 @@ def replay(parsed: ParsedRecord) -> ReplayResult:
 
     for entry, line in zip(parsed.entries[1:], parsed.lines[1:]):
         t = entry["type"]
+        if with_cells and steps and steps[-1].cells is None:
+            steps[-1].cells = list(ref.board.cells)
         try:
             if t == "observation":
                 obs = Observation.from_json(entry)
@@ -285,6 +291,8 @@ def replay(parsed: ParsedRecord) -> ReplayResult:
             raise RecordError(msg if msg.startswith("line ") else f"line {line}: {msg}") from None
         except EngineError as exc:
             fail(line, t, f"illegal: {exc}")
+    if with_cells and steps and steps[-1].cells is None:
+        steps[-1].cells = list(ref.board.cells)
     if ref.over:
         result = f"{ref.colour_name(ref.winner)} (team {ref.winner + 1}) wins" \
             if ref.winner is not None else "drawn"

@@ -115,7 +115,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "dir": Key(str, "~/.local/share/seqboard/records", "where game records are written"),
     },
     "dashboard": {
-        "enabled": Key(bool, True, "serve the live dashboard on the LAN (reserved: the dashboard is not in this release)"),
+        "enabled": Key(bool, True, "serve the live dashboard on the LAN"),
         "host": Key(str, "0.0.0.0", "address to listen on"),
         "port": Key(int, 8080, "port to listen on", between(1, 65535)),
         "pin": Key(str, "", "PIN needed to act from the page; empty: a random one shown at start"),

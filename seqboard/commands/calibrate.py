@@ -11,6 +11,7 @@ EPILOG = """examples:
   seqboard calibrate --image empty.jpg --out cal.json
   seqboard calibrate --image empty.jpg --corners 102,80,1180,95,1170,690,95,670
   seqboard calibrate --markers                  the board has ArUco markers 0-3 at its corners
+  seqboard calibrate --serve                    from a phone: capture, check and save on the page
 
 It writes the calibration file (--out, default camera.calibration of the configuration) and
 a picture beside it (FILE.png) with the grid found and each space's reading: look at it.
@@ -32,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the grid's corners by hand: top-left, top-right, bottom-right, "
                         "bottom-left, as 8 numbers (the fallback when it cannot find the board)")
     p.add_argument("--frames", type=int, default=5, help="camera frames to average (default 5)")
+    p.add_argument("--serve", action="store_true",
+                   help="drive the steps from the dashboard's page instead (capture, check, save)")
     p.set_defaults(func=run)
 
 
@@ -51,14 +54,10 @@ def _corners(text: str):
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.calibration import calibrate
-    from vision.classify import features
-    from vision.draw import draw_reading
-    from vision.locate import BoardNotFound, straighten
-    from vision.reader import BoardReader
     from vision.sources import FrameSourceError, open_frames
 
     from ..app import load_settings
+    from ..calibrator import Calibrator
     from ..errors import UserError
     from ..settings import game_params
 
@@ -69,63 +68,74 @@ def run(args: argparse.Namespace) -> int:
         layout = builtin_layout(cfg["game.edition"])
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
     corners = _corners(args.corners) if args.corners else None
-    camera_settings: dict = {}
     if args.image:
         frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
         if frame is None:
             raise UserError(f"{args.image}: cannot read it as an image")
-        frames = [frame]
+
+        def frames():
+            img = cv2.imread(args.image, cv2.IMREAD_COLOR)     # read again: it may have changed
+            return ([img] if img is not None else [frame]), {}
     else:
         try:
             src = open_frames(cfg["camera.device"], cfg["camera.width"], cfg["camera.height"],
                               cfg["camera.fps"])
         except FrameSourceError as exc:
             raise UserError(f"camera.device: {exc}") from None
-        frames = []
-        try:
+
+        def frames():
+            got = []
             for k in range(max(1, args.frames) + 10):
                 f = src.read()
                 if f is None:
                     break
                 if k >= 10:          # let auto exposure settle first
-                    frames.append(f)
+                    got.append(f)
                 print(f"\rcapturing frame {k + 1}/{args.frames + 10}", end="", file=sys.stderr)
             print(file=sys.stderr)
-            if hasattr(src, "current_settings"):
-                camera_settings = src.current_settings()
-        finally:
+            settings = src.current_settings() if hasattr(src, "current_settings") else {}
+            return got, settings
+    cal = Calibrator(layout, out, frames, markers=args.markers, corners=corners)
+    try:
+        if args.serve:
+            return _serve(cal, cfg, args)
+        result = cal.capture()
+        if not result["ok"]:
+            if result["problem"] == "no frame from the camera":
+                raise UserError(f"camera.device: no frame from {cfg['camera.device']}")
+            raise UserError(f"calibrate: {result['problem']} (or give the corners with --corners)")
+        saved = cal.save()
+        if not saved["ok"]:
+            raise UserError(saved["problem"])
+    finally:
+        if not args.image:
             src.close()
-        if not frames:
-            raise UserError(f"camera.device: no frame from {cfg['camera.device']}")
+    print(f"saved {out} ({saved['method']}); check the picture {saved['picture']}")
+    for w in result["warnings"]:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _serve(cal, cfg, args) -> int:
+    """The calibration steps driven from the dashboard until Ctrl-C."""
+    import time
+
+    from ..app import records_dir
+    from ..dashboard import Dashboard
+    from ..errors import UserError
+    dash = Dashboard(cfg.section("dashboard"), records_dir(cfg, None), None,
+                     pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
+                     port=cfg["dashboard.port"], calibrator=cal)
     try:
-        cal = calibrate(frames, layout, markers=args.markers, corners=corners,
-                        camera=camera_settings)
-    except BoardNotFound as exc:
-        raise UserError(f"calibrate: {exc} (or give the corners with --corners)") from None
-    reading = BoardReader(cal, layout).read(frames[-1])
-    try:
-        cal.save(out)
+        url = dash.start()
     except OSError as exc:
-        raise UserError(f"{out}: cannot write: {exc.strerror}") from None
-    picture = out.with_suffix(".png")
-    cv2.imwrite(str(picture), draw_reading(frames[-1], reading))
-    # chips on the calibration picture itself show against the layout's printed pictures
-    printed = BoardReader(None, layout)
-    printed.corners = cal.corners
-    seen = printed.read(frames[-1]).observation.states
-    chips = [i for i, s in enumerate(seen) if s.is_chip and i not in layout.free]
-    light = features(cv2.resize(frames[-1], (320, 320)), 10, 10).light.mean()
-    print(f"saved {out} ({cal.method}); check the picture {picture}")
-    if chips:
-        names = ", ".join(layout.space_name(i) for i in chips[:8])
-        print(f"warning: chips seen on {names}: calibrate with the board empty", file=sys.stderr)
-    if light < 60:
-        print("warning: the picture is dark: more light makes the reading safer", file=sys.stderr)
-    glared = [i for i, g in enumerate(features(straighten(frames[-1], cal.corners, layout),
-                                               layout.rows, layout.cols).glare) if g > 0.25]
-    if glared:
-        names = ", ".join(layout.space_name(i) for i in glared[:8])
-        print(f"warning: glare blows out {names}{' ...' if len(glared) > 8 else ''}: a chip "
-              f"there reads unknown; move the lamp or tilt the camera, then calibrate again",
-              file=sys.stderr)
+        raise UserError(f"dashboard.port: {cfg['dashboard.port']}: {exc.strerror}") from None
+    print(f"calibrate from the page: {url} (PIN {dash.pin}); Ctrl-C to stop", flush=True)
+    try:
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    finally:
+        dash.stop()
     return 0

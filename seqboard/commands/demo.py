@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     commands = Commands()
     closers = attach_indicators(session, cfg, commands, mock_gpio=True)
     source = make_source(args.source, table, session, cfg, seed)
-    dash = start_dashboard(cfg, session, commands, directory, args)
+    dash = start_dashboard(cfg, session, commands, directory, args, source)
     # The matrix emulator and its serial link run in real time: the table may not outrun them.
     speed = args.speed if not args.fast else (10.0 if args.source == "matrix" else 0)
     pacer = Pacer(real=False, speed=speed)
@@ -127,17 +127,14 @@ def make_source(kind: str, table, session, cfg, seed: int):
     return sources.emulated_matrix(table, session)
 
 
-def start_dashboard(cfg, session, commands, directory, args):
-    """The web dashboard, when it is installed and enabled; its address is printed."""
+def start_dashboard(cfg, session, commands, directory, args, source=None):
+    """The web dashboard, when enabled; its address and PIN are printed."""
     if args.no_dashboard or not cfg["dashboard.enabled"]:
         return None
-    try:
-        from ..dashboard import Dashboard  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+    from ..dashboard import Dashboard
     dash = Dashboard(cfg.section("dashboard"), directory, commands,
                      pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
-                     port=cfg["dashboard.port"])
+                     port=cfg["dashboard.port"], source=source)
     dash.attach(session)
     try:
         url = dash.start()
@@ -145,5 +142,5 @@ def start_dashboard(cfg, session, commands, directory, args):
         print(f"dashboard not started: port {cfg['dashboard.port']}: {exc.strerror}",
               file=sys.stderr)
         return None
-    print(f"dashboard: {url}", flush=True)
+    print(f"dashboard: {url} (PIN {dash.pin} to act from the page)", flush=True)
     return dash

@@ -105,7 +105,7 @@ def _run(args: argparse.Namespace, mode: str) -> int:
         step = pi.step
     source = source_factory(session)
     closers.append(source)
-    dash = start_dashboard(cfg, session, commands, directory, args)
+    dash = start_dashboard(cfg, session, commands, directory, args, source)
     print(f"seqboard {mode}: {session.referee.edition.title}, {session.referee.n_players} players; "
           f"record {session.recorder.path if session.recorder else '-'}; Ctrl-C to stop "
           f"(the game can be resumed)", flush=True)

@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help="configuration file")
     p.add_argument("--records", metavar="DIR", help="where the game record goes (default records.dir)")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
+    p.add_argument("--no-dashboard", action="store_true", help="do not serve the web dashboard")
     p.set_defaults(func=run)
 
 
@@ -83,6 +84,18 @@ def run(args: argparse.Namespace) -> int:
         from ..indicators.gpio import StacksGpio
         gpio = StacksGpio(cfg.section("gpio"), pin_factory=factory)
         listeners.append(gpio)
+    dash = None
+    if cfg["dashboard.enabled"] and not args.no_dashboard:
+        from ..dashboard import Dashboard
+        dash = Dashboard(cfg.section("dashboard"), path.parent, None, pin=cfg["dashboard.pin"] or None,
+                         host=cfg["dashboard.host"], port=cfg["dashboard.port"])
+        try:
+            print(f"dashboard: {dash.start()} (the piles and chips, live)", flush=True)
+            listeners.append(dash.stacks)
+        except OSError as exc:
+            print(f"dashboard not started: port {cfg['dashboard.port']}: {exc.strerror}",
+                  file=sys.stderr)
+            dash = None
     print(f"seqboard stacks: {args.players} players, "
           f"{'the engine deals' if deal else 'real cards'}; record {path}; ? for help",
           flush=True)
@@ -95,10 +108,14 @@ def run(args: argparse.Namespace) -> int:
             readline.parse_and_bind("tab: complete")
         except ImportError:  # pragma: no cover - not on every platform
             pass
+    if dash is not None:
+        dash.stacks("start", game, "")
     try:
         run_table(table, input)
     finally:
         writer.close()
+        if dash is not None:
+            dash.stop()
         if gpio is not None:
             gpio.close()
     return 0

@@ -126,7 +126,7 @@ def test_stacks_command_plays_from_typed_lines(tmp_path, capsys, monkeypatch):
     cfg = write_config(tmp_path)
     monkeypatch.setattr("sys.stdin", io.StringIO("R1 new\nx R3\nquit\n"))
     assert main(["stacks", "--players", "2", "--config", str(cfg), "--records", str(tmp_path / "rec"),
-                 "--mock-gpio"]) == 0
+                 "--mock-gpio", "--no-dashboard"]) == 0
     out = capsys.readouterr().out
     assert "player 1 starts red pile 1 with red 1" in out and "player 1 discards red 3" in out
     rec = next((tmp_path / "rec").glob("*-stacks.jsonl"))

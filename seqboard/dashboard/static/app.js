@@ -1,0 +1,307 @@
+// seqboard dashboard: draws what the referee sees, live over a WebSocket; no library, no network.
+"use strict";
+
+const COLOUR = { B: "var(--blue)", G: "var(--green)", R: "var(--red)" };
+const SUIT = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+const NAMES = { B: "blue", G: "green", R: "red" };
+const SVGNS = "http://www.w3.org/2000/svg";
+let state = null;
+let socket = null;
+let retry = 500;
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function cardLabel(code) {
+  if (code.length === 2 && SUIT[code[1]]) return [code[0] === "T" ? "10" : code[0], SUIT[code[1]], "HD".includes(code[1])];
+  return [code.slice(0, 4), "", false];
+}
+
+// Draw a board: symbols, chips (team index or null per space), sequences, warnings.
+function drawBoard(svg, b) {
+  svg.innerHTML = "";
+  svg.setAttribute("viewBox", `-0.1 -0.1 ${b.cols + 0.2} ${b.rows + 0.2}`);
+  const defs = el("defs", {}, svg);
+  const pat = el("pattern", { id: svg.id + "-hatch", width: 0.2, height: 0.2, patternUnits: "userSpaceOnUse",
+                             patternTransform: "rotate(45)" }, defs);
+  el("rect", { width: 0.2, height: 0.2, fill: "#ddd" }, pat);
+  el("line", { x1: 0, y1: 0, x2: 0, y2: 0.2, stroke: "#777", "stroke-width": 0.08 }, pat);
+  for (let i = 0; i < b.rows * b.cols; i++) {
+    const r = Math.floor(i / b.cols), c = i % b.cols;
+    const free = b.cells[i] === "free";
+    const unknown = b.observed && b.observed[i] === "?";
+    const g = el("g", { class: "cell" + (free ? " free" : "") + (unknown ? " unknown" : ""),
+                       transform: `translate(${c},${r})`, "data-space": i }, svg);
+    const bg = el("rect", { class: "bg", x: 0.03, y: 0.03, width: 0.94, height: 0.94, rx: 0.06 }, g);
+    if (unknown) bg.setAttribute("fill", `url(#${svg.id}-hatch)`);
+    const [rank, suit, red] = cardLabel(b.symbols[i] || "");
+    const t = el("text", { class: "code" + (red ? " r" : ""), x: 0.5, y: 0.3 }, g);
+    t.textContent = free ? "\u2605" : rank + suit;
+    const team = b.cells[i];
+    let chip = "";
+    if (team !== null && team !== undefined && team !== "free") {
+      chip = b.colours[team];
+      const flipped = b.observed && b.observed[i] === "W";
+      const cg = el("g", { class: "chip " + (flipped ? "W" : chip) }, g);
+      el("circle", { cx: 0.5, cy: 0.6, r: 0.3, fill: flipped ? "#f4f4f4" : COLOUR[chip] }, cg);
+      const lt = el("text", { x: 0.5, y: 0.6 }, cg);
+      lt.textContent = chip;          // the letter: readable without telling colours apart
+    }
+    g.setAttribute("data-chip", chip);
+    if (unknown) g.setAttribute("data-unknown", "1");
+  }
+  (b.sequence_spaces || []).forEach((spaces, team) => {
+    for (const i of spaces) {
+      el("rect", { class: "seq", x: i % b.cols + 0.05, y: Math.floor(i / b.cols) + 0.05, width: 0.9, height: 0.9,
+                   stroke: COLOUR[b.colours[team]], "data-seq": team }, svg);
+    }
+  });
+  for (const i of (b.warning || [])) {
+    el("rect", { class: "warn", x: i % b.cols + 0.08, y: Math.floor(i / b.cols) + 0.08, width: 0.84, height: 0.84 }, svg);
+  }
+  if (b.proposal !== null && b.proposal !== undefined) {
+    const i = b.proposal;
+    el("rect", { class: "prop", x: i % b.cols + 0.1, y: Math.floor(i / b.cols) + 0.1, width: 0.8, height: 0.8 }, svg);
+  }
+}
+
+function show(id, on) { document.getElementById(id).hidden = !on; }
+
+function renderStacks(msg) {
+  const v = msg.stacks;
+  show("board-box", false); show("side", false); show("stacks-box", true);
+  document.getElementById("title").textContent = "\u2014 SEQUENCE STACKS";
+  document.getElementById("stacks-turn").textContent = v.over ? "Game over: " + v.result
+    : `player ${v.current + 1} to play (${v.direction})` +
+      (v.pending ? ` \u2014 a ${v.pending.colour === "R" ? "red" : "blue"} SEQUENCE waits for its chip: Block?` : "");
+  const piles = document.getElementById("piles");
+  piles.innerHTML = "";
+  v.piles.forEach((p, i) => {
+    const d = document.createElement("div");
+    d.className = "pile " + p.colour;
+    d.setAttribute("data-pile", i + 1);
+    d.innerHTML = `<div>pile ${i + 1}: ${p.colour === "R" ? "red" : "blue"}</div>`;
+    const c = document.createElement("div");
+    c.className = "cards";
+    c.textContent = p.cards.map((x) => x[1] === "W" ? "*" : x[1]).join(" ");
+    d.appendChild(c);
+    piles.appendChild(d);
+  });
+  if (!v.piles.length) piles.textContent = "no pile yet";
+  const body = document.querySelector("#stacks-players tbody");
+  body.innerHTML = "";
+  for (let p = 0; p < v.players; p++) {
+    const tr = document.createElement("tr");
+    if (p === v.current && !v.over) tr.className = "current";
+    const ch = v.chips[p];
+    tr.innerHTML = `<td>player ${p + 1}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
+                   `<td>${v.discard_tops[p] || "\u2013"}</td><td>${v.hand_sizes[p]}</td>`;
+    body.appendChild(tr);
+  }
+  document.getElementById("stacks-counts").textContent = `deck ${v.deck}, out of play ${v.out_of_play}`;
+  const log = document.getElementById("stacks-log");
+  log.innerHTML = "";
+  for (const line of (msg.log || []).slice().reverse()) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    log.appendChild(li);
+  }
+}
+
+function renderCalibration(msg) {
+  show("board-box", false); show("side", false); show("calibrate-box", true);
+  document.getElementById("title").textContent = "\u2014 calibration";
+  const c = msg.calibration || {};
+  const m = document.getElementById("cal-msg");
+  if (c.step === "capture") {
+    m.textContent = c.ok ? `Board found (${c.method}). Check the picture, then save.` : "Cannot calibrate: " + c.problem;
+    const img = document.getElementById("cal-picture");
+    img.hidden = !c.ok;
+    if (c.ok) img.src = "/calibration.jpg?t=" + msg.seq;
+  } else if (c.step === "save") {
+    m.textContent = c.ok ? "Saved " + c.path : "Not saved: " + c.problem;
+  }
+  const w = document.getElementById("cal-warnings");
+  w.innerHTML = "";
+  for (const t of (c.warnings || [])) {
+    const li = document.createElement("li");
+    li.textContent = "\u26a0 " + t;
+    w.appendChild(li);
+  }
+}
+
+function render(msg) {
+  if (msg.mode === "stacks") { state = msg; renderStacks(msg); return; }
+  if (msg.mode === "calibrate") { state = msg; renderCalibration(msg); return; }
+  const v = msg.view;
+  if (!v || !v.cells) return;
+  state = msg;
+  document.getElementById("title").textContent = `\u2014 ${v.title} (${v.mode})`;
+  drawBoard(document.getElementById("board"), {
+    rows: v.rows, cols: v.cols, symbols: v.symbols, cells: v.cells, colours: v.colours,
+    observed: msg.observed, sequence_spaces: v.sequence_spaces,
+    warning: v.warning ? v.warning.spaces : [], proposal: v.proposal ? v.proposal.space : null,
+  });
+  const board = document.getElementById("board");
+  board.setAttribute("data-move", v.move_number);
+  const turn = document.getElementById("turn");
+  const team = v.to_move.team;
+  turn.textContent = v.over
+    ? (v.winner !== null ? `Game over: ${NAMES[v.colours[v.winner]]} (${v.colours[v.winner]}) wins` : "Game over")
+    : `Move ${v.move_number + 1}: ${NAMES[v.colours[team]]} (${v.colours[team]}) to play, player ${v.to_move.player + 1}`;
+  const seq = document.getElementById("sequences");
+  seq.innerHTML = "";
+  v.sequences.forEach((n, t) => {
+    const li = document.createElement("li");
+    li.textContent = `${NAMES[v.colours[t]]} (${v.colours[t]}): ${n} of ${v.to_win}`;
+    seq.appendChild(li);
+  });
+  document.getElementById("dead").textContent = v.dead_cards.length ? v.dead_cards.join(" ") : "none";
+  const w = document.getElementById("warning");
+  w.hidden = !v.warning;
+  w.textContent = v.warning ? "\u26a0 " + v.warning.text : "";
+  const p = document.getElementById("problem");
+  p.hidden = !v.source_problem;
+  p.textContent = v.source_problem ? "Sensing: " + v.source_problem : "";
+  const pr = document.getElementById("proposal");
+  pr.hidden = !v.proposal;
+  pr.textContent = v.proposal ? `The Pi plays ${v.proposal.card || ""} on space ${v.proposal.space}: ${v.proposal.reason || ""}` : "";
+  const log = document.getElementById("log");
+  log.innerHTML = "";
+  for (const line of v.log.slice().reverse()) {
+    const li = document.createElement("li");
+    li.className = line.kind;
+    li.value = line.n;
+    li.textContent = line.text;
+    log.appendChild(li);
+  }
+}
+
+function connect() {
+  const status = document.getElementById("status");
+  socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  socket.onopen = () => { retry = 500; status.textContent = "live"; status.className = "status on"; };
+  socket.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    if (msg.type === "state") render(msg);
+  };
+  socket.onclose = () => {
+    status.textContent = "reconnecting\u2026"; status.className = "status off";
+    setTimeout(connect, retry);          // the app restarted, or the network blinked
+    retry = Math.min(retry * 2, 5000);
+  };
+}
+
+async function post(path, body) {
+  const r = await fetch(path, { method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-Seqboard": "1" }, body: JSON.stringify(body) });
+  let data = {};
+  try { data = await r.json(); } catch (e) { /* not JSON */ }
+  return [r.ok, data];
+}
+
+function unlock(on) {
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button")) b.disabled = !on;
+}
+
+for (const step of ["capture", "save"]) {
+  document.getElementById("cal-" + step).addEventListener("click", async () => {
+    document.getElementById("cal-msg").textContent = step === "capture" ? "capturing\u2026" : "saving\u2026";
+    const [ok, data] = await post("/api/calibrate/" + step, {});
+    if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
+  });
+}
+
+document.getElementById("login").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const [ok, data] = await post("/api/login", { pin: document.getElementById("pin").value });
+  document.getElementById("login-msg").textContent = ok ? "unlocked" : (data.error || "refused");
+  unlock(ok);
+});
+
+for (const b of document.querySelectorAll("#controls button")) {
+  b.addEventListener("click", async () => {
+    const [ok, data] = await post("/api/action", { action: b.dataset.action });
+    document.getElementById("action-msg").textContent = ok ? "" : (data.error || "refused");
+    if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+  });
+}
+
+// the camera: a few frames a second at most, only while the page is visible
+async function camera() {
+  const box = document.getElementById("camera-box");
+  if (!document.hidden) {
+    try {
+      const r = await fetch("/camera.jpg", { cache: "no-store" });
+      if (r.ok) {
+        const url = URL.createObjectURL(await r.blob());
+        const img = document.getElementById("camera");
+        const old = img.src;
+        img.src = url;
+        if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+        box.hidden = false;
+      } else if (r.status === 404 && (await r.json()).error === "no camera in this mode") {
+        box.hidden = true;
+        return;                           // no camera: stop asking
+      }
+    } catch (e) { /* offline: try again */ }
+  }
+  setTimeout(camera, 500);
+}
+
+async function records() {
+  try {
+    const r = await fetch("/api/records");
+    const data = await r.json();
+    const ul = document.getElementById("records");
+    ul.innerHTML = "";
+    for (const rec of data.records) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = "/records/" + encodeURIComponent(rec.name);
+      a.textContent = rec.name;
+      a.setAttribute("download", rec.name);
+      const b = document.createElement("button");
+      b.textContent = "replay";
+      b.addEventListener("click", () => replay(rec.name));
+      li.append(a, " ", b);
+      ul.appendChild(li);
+    }
+  } catch (e) { /* offline */ }
+}
+
+async function replay(name) {
+  const r = await fetch("/api/records/" + encodeURIComponent(name) + "/replay");
+  const data = await r.json();
+  const box = document.getElementById("replay");
+  box.hidden = false;
+  document.getElementById("replay-name").textContent = name + (data.result ? ": " + data.result : "");
+  const steps = data.steps || [];
+  const slider = document.getElementById("replay-step");
+  slider.max = Math.max(0, steps.length - 1);
+  const show = (k) => {
+    slider.value = k;
+    const s = steps[k];
+    if (!s) return;
+    document.getElementById("replay-text").textContent =
+      `${k + 1}/${steps.length} ${s.ok === false ? "BAD " : ""}${s.text}`;
+    if (data.game === "board" && s.cells) {
+      const cells = s.cells.map((c, i) => (data.free.includes(i) ? "free" : (c > 0 ? c - 1 : null)));
+      drawBoard(document.getElementById("replay-board"),
+                { rows: data.rows, cols: data.cols, symbols: data.symbols, cells, colours: data.colours });
+    }
+  };
+  slider.oninput = () => show(Number(slider.value));
+  document.getElementById("replay-prev").onclick = () => show(Math.max(0, Number(slider.value) - 1));
+  document.getElementById("replay-next").onclick = () => show(Math.min(steps.length - 1, Number(slider.value) + 1));
+  show(0);
+}
+
+connect();
+camera();
+records();
+setInterval(records, 15000);

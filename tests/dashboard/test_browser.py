@@ -1,0 +1,203 @@
+"""The dashboard in a real headless Chromium (Debian's, driven by Playwright)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from .conftest import chromium_path
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = chromium_path()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1100, "height": 900})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def board_on_page(page) -> list[str]:
+    return page.eval_on_selector_all("#board g.cell", "gs => gs.map(g => g.dataset.chip)")
+
+
+def board_of(session) -> list[str]:
+    v = session.view()
+    return ["" if c in (None, "free") else v["colours"][c] for c in v["cells"]]
+
+
+def test_a_game_shown_move_by_move_matches_the_engines_board(live, page):
+    page.goto(live.url)
+    expect(page.locator("#status")).to_have_text("live")
+    for n in range(1, 25):
+        live.observe(live.next_observation())
+        expect(page.locator("#board")).to_have_attribute("data-move", str(n))
+        assert board_on_page(page) == board_of(live.session), f"move {n}"
+        if n == 16:
+            page.screenshot(path=str(DOCS / "dashboard.png"), full_page=False)
+    # the move log lists every move, newest first, in words
+    first = page.locator("#log li").first.inner_text()
+    assert first == live.session.log[-1]["text"]
+
+
+def test_an_illegal_change_shows_its_warning_until_put_right(live, page):
+    page.goto(live.url)
+    live.observe(live.next_observation())
+    good = live.ref.expected()
+    empty = [i for i, s in enumerate(good.states) if s.value == "." and i not in live.ref.layout.free]
+    bad = good.replace({empty[0]: good.states[0].__class__("G"), empty[1]: good.states[0].__class__("G")})
+    live.observe(bad)                                     # two green chips at once
+    warning = page.locator("#warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text(live.session.warning.message)
+    assert page.locator("rect.warn").count() == 2
+    live.observe(good)                                    # put right
+    expect(warning).to_be_hidden()
+    assert page.locator("rect.warn").count() == 0
+
+
+def test_undo_from_the_page_and_a_wrong_pin_refused(live, page):
+    page.goto(live.url)
+    for _ in range(3):
+        live.observe(live.next_observation())
+    expect(page.locator("#board")).to_have_attribute("data-move", "3")
+    undo = page.locator('#controls button[data-action="undo"]')
+    expect(undo).to_be_disabled()
+    page.fill("#pin", "1111")
+    page.click("#login button")
+    expect(page.locator("#login-msg")).to_have_text("wrong PIN")
+    expect(undo).to_be_disabled()
+    page.fill("#pin", live.pin)
+    page.click("#login button")
+    expect(page.locator("#login-msg")).to_have_text("unlocked")
+    undo.click()
+    expect(page.locator("#board")).to_have_attribute("data-move", "2")
+    assert len(live.ref.moves) == 2
+    assert board_on_page(page) == board_of(live.session)
+
+
+def test_the_page_reconnects_by_itself_after_the_app_restarts(live, page):
+    page.goto(live.url)
+    expect(page.locator("#status")).to_have_text("live")
+    live.dash.stop()
+    expect(page.locator("#status")).to_have_text("reconnecting\u2026")
+    live.observe(live.next_observation())                 # a move while the page is cut off
+    live.restart_dashboard()
+    expect(page.locator("#status")).to_have_text("live", timeout=15000)
+    expect(page.locator("#board")).to_have_attribute("data-move", "1")
+
+
+def test_records_listed_downloaded_and_replayed_step_by_step(live, page, tmp_path):
+    from engine.record import dumps, record_simulated_game
+    _, entries = record_simulated_game("classic", 2, seed=3)
+    (live.records / "game-a.jsonl").write_text("\n".join(dumps(e) for e in entries) + "\n")
+    page.goto(live.url)
+    link = page.locator("#records a", has_text="game-a.jsonl")
+    expect(link).to_be_visible()
+    with page.expect_download() as dl:
+        link.click()
+    assert Path(dl.value.path()).read_text().startswith('{"type":"setup"')
+    page.locator("#records li", has_text="game-a.jsonl").locator("button").click()
+    expect(page.locator("#replay")).to_be_visible()
+    expect(page.locator("#replay-text")).to_contain_text("1/")
+    page.click("#replay-next")
+    page.click("#replay-next")
+    expect(page.locator("#replay-text")).to_contain_text("3/")
+    assert page.locator("#replay-board g.cell").count() == 100
+
+
+def test_readable_on_a_phone(browser, live):
+    ctx = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True)
+    pg = ctx.new_page()
+    pg.goto(live.url)
+    live.observe(live.next_observation())
+    expect(pg.locator("#board")).to_have_attribute("data-move", "1")
+    box = pg.locator("#board").bounding_box()
+    assert box["width"] <= 390 and box["width"] > 300           # the board fills the phone's width
+    # colour-blind players: every chip carries its letter
+    letters = pg.eval_on_selector_all("#board .chip text", "ts => ts.map(t => t.textContent)")
+    assert letters and set(letters) <= {"B", "G", "R"}
+    ctx.close()
+
+
+def test_stacks_piles_discard_tops_chips_and_turn_live(browser, tmp_path):
+    import io
+
+    from engine.stacks import StacksGame
+    from engine.stacks.game import Pile
+    from seqboard.dashboard import Dashboard
+    from seqboard.stacks_table import StacksTable
+
+    dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
+    url = dash.start()
+    g = StacksGame(3, known=False)
+    g.piles = [Pile("B", ["B1", "B2", "B3", "B4"])]
+    t = StacksTable(g, ["person"] * 3, io.StringIO(), listeners=[dash.stacks])
+    dash.stacks("start", g, "")
+    pg = browser.new_page()
+    try:
+        pg.goto(url)
+        expect(pg.locator("#stacks-box")).to_be_visible()
+        expect(pg.locator("#board-box")).to_be_hidden()
+        t.handle("R1 new")
+        expect(pg.locator('.pile[data-pile="2"] .cards')).to_have_text("1")
+        t.handle("B5")
+        expect(pg.locator("#stacks-turn")).to_contain_text("Block?")
+        t.handle("")                                   # no Block: player 1 takes the chip
+        expect(pg.locator("#stacks-players tbody tr").first.locator("td").nth(1)).to_have_text(
+            "1 blue (B), 0 red (R)")
+        t.handle("x R4")
+        expect(pg.locator("#stacks-turn")).to_contain_text("player 2 to play")
+        expect(pg.locator("#stacks-players tbody tr").first.locator("td").nth(2)).to_have_text("R4")
+        expect(pg.locator("#stacks-log li").first).to_contain_text("player 1 discards red 4")
+    finally:
+        pg.close()
+        dash.stop()
+
+
+def test_calibration_driven_from_the_page(browser, tmp_path):
+    import cv2
+
+    from engine.game import builtin_layout
+    from engine.observation import Observation
+    from seqboard.calibrator import Calibrator
+    from seqboard.dashboard import Dashboard
+    from vision.synth import Conditions, render
+
+    layout = builtin_layout("classic")
+    img = render(layout, Observation.empty(10, 10), Conditions(tilt_deg=12), seed=1, jitter=0).image
+    out = tmp_path / "cal.json"
+    cal = Calibrator(layout, out, lambda: ([img], {}))
+    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal)
+    url = dash.start()
+    pg = browser.new_page()
+    try:
+        pg.goto(url)
+        expect(pg.locator("#calibrate-box")).to_be_visible()
+        expect(pg.locator("#cal-capture")).to_be_disabled()
+        pg.fill("#pin", "8642")
+        pg.click("#login button")
+        pg.click("#cal-capture")
+        expect(pg.locator("#cal-msg")).to_contain_text("Board found (outline)")
+        expect(pg.locator("#cal-picture")).to_be_visible()
+        pg.wait_for_function("document.getElementById('cal-picture').naturalWidth > 0")
+        assert pg.evaluate("document.getElementById('cal-picture').naturalWidth") == 1280
+        assert not out.exists()                        # nothing written before Save
+        pg.click("#cal-save")
+        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out))
+        assert out.exists() and out.with_suffix(".png").exists()
+    finally:
+        pg.close()
+        dash.stop()
