@@ -68,10 +68,17 @@ def pick_record(directory: Path, mode: str, resume: bool | None,
             resume = True
     if resume:
         return path
+    end_unfinished(path)
+    return None
+
+
+def end_unfinished(path: Path | None) -> None:
+    """Close an unfinished game's record with an ``abandoned`` end line."""
+    if path is None:
+        return
     trim_incomplete_tail(path)
     with open(path, "a", encoding="utf-8") as f:
         f.write('{"type":"end","winner":null,"reason":"abandoned","sequences":[]}\n')
-    return None
 
 
 def new_session(cfg: Config, mode: str, directory: Path, *, seed: int | None,

@@ -60,8 +60,10 @@ def new_record_path(directory: Path, mode: str) -> Path:
     return path
 
 
-def unfinished_record(directory: Path, mode: str | None = None) -> Path | None:
-    """The newest record in ``directory`` that has no end line (a game to resume)."""
+def unfinished_record(directory: Path, mode: str | None = None,
+                      besides: Path | None = None) -> Path | None:
+    """The newest record in ``directory`` that has no end line (a game to resume), other
+    than ``besides`` (the game being played)."""
     if not directory.is_dir():
         return None
     for path in sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
@@ -75,6 +77,8 @@ def unfinished_record(directory: Path, mode: str | None = None) -> Path | None:
         if mode is not None and f'"mode":"{mode}"' not in lines[0]:
             continue
         if any(ln.startswith('{"type":"end"') for ln in lines[-3:]):
+            continue
+        if besides is not None and path.resolve() == Path(besides).resolve():
             continue
         return path
     return None

@@ -127,14 +127,14 @@ def make_source(kind: str, table, session, cfg, seed: int):
     return sources.emulated_matrix(table, session)
 
 
-def start_dashboard(cfg, session, commands, directory, args, source=None):
+def start_dashboard(cfg, session, commands, directory, args, source=None, actions=None):
     """The web dashboard, when enabled; its address and PIN are printed."""
     if args.no_dashboard or not cfg["dashboard.enabled"]:
         return None
     from ..dashboard import Dashboard
     dash = Dashboard(cfg.section("dashboard"), directory, commands,
                      pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
-                     port=cfg["dashboard.port"], source=source)
+                     port=cfg["dashboard.port"], source=source, actions=actions)
     dash.attach(session)
     try:
         url = dash.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from pathlib import Path
 
 from .demo import add_common, start_dashboard
 
@@ -62,12 +63,13 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     from engine.record import parse_record
 
     from .. import sources
-    from ..app import (Pacer, attach_indicators, load_settings, open_session, real_pin_factory,
-                       records_dir)
+    from ..app import (Pacer, attach_indicators, load_settings, new_session, open_session,
+                       real_pin_factory, records_dir)
     from ..app import run as run_app
     from ..computer import ComputerSeats
     from ..errors import UserError
     from ..loop import Commands
+    from ..session import Event, resume_session
 
     cfg = load_settings(args.config)
     n = cfg["game.players"]
@@ -91,28 +93,99 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     source_factory = sources.live_source_factory(cfg)
     directory = records_dir(cfg, args.records)
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
-    session = open_session(cfg, mode, directory, args.resume, seed=seed, full_game=False,
-                           computers=seats)
+    from ..recorder import RecordWriter, unfinished_record
+    restart: dict = {"to": None}
     commands = Commands()
-    closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio)
-    step = None
-    if session.computers:
-        entries = []
-        if session.recorder is not None:
-            text = session.recorder.path.read_text("utf-8", errors="replace")
-            entries = parse_record(text, str(session.recorder.path)).entries
-        pi = ComputerSeats.from_record(session, entries)
-        step = pi.step
-    source = source_factory(session)
-    closers.append(source)
-    dash = start_dashboard(cfg, session, commands, directory, args, source)
-    print(f"seqboard {mode}: {session.referee.edition.title}, {session.referee.n_players} players; "
-          f"record {session.recorder.path if session.recorder else '-'}; Ctrl-C to stop "
-          f"(the game can be resumed)", flush=True)
+
+    def current_path():
+        return session.recorder.path if session.recorder is not None else None
+
+    def new_game():
+        restart["to"] = "new"
+
+    def resume_other():
+        other = unfinished_record(directory, mode, besides=current_path())
+        if other is None:
+            session._log_line("info", "no other unfinished game to resume")
+            session._emit(Event("info", None, "no other unfinished game to resume"))
+            return
+        restart["to"] = other
+
+    dash = None
+    resume = args.resume
+    session = None
+    opened: list = []
     try:
-        run_app(session, source, commands=commands, pacer=Pacer(real=True), step=step,
-                tick=0.02, closers=closers)
+        while True:
+            if isinstance(restart["to"], Path):
+                path, restart["to"] = restart["to"], None
+                session = resume_session(path, RecordWriter(path, resume=True), mode)
+            elif restart["to"] == "new":
+                # the game being played is put aside, unfinished: "resume" brings it back
+                restart["to"] = None
+                session = new_session(cfg, mode, directory, seed=random.randrange(1_000_000),
+                                      full_game=False, computers=seats)
+            else:
+                session = open_session(cfg, mode, directory, resume, seed=seed, full_game=False,
+                                       computers=seats)
+            closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio)
+            step = None
+            if session.computers:
+                entries = []
+                if session.recorder is not None:
+                    text = session.recorder.path.read_text("utf-8", errors="replace")
+                    entries = parse_record(text, str(session.recorder.path)).entries
+                pi = ComputerSeats.from_record(session, entries)
+                step = pi.step
+            real_source = source_factory(session)
+            opened.append(real_source)
+            source = _KeepOpen(real_source)          # the camera or the link outlives a game
+            if dash is None:
+                dash = start_dashboard(cfg, session, commands, directory, args, source,
+                                       actions={"new_game": new_game, "resume": resume_other})
+            else:
+                dash.source = source
+                dash.attach(session)
+            print(f"seqboard {mode}: {session.referee.edition.title}, {session.referee.n_players} "
+                  f"players; record {current_path() or '-'}; Ctrl-C to stop (the game can be "
+                  f"resumed)", flush=True)
+            waiting = {"said": False}
+
+            def until():
+                if restart["to"] is not None:
+                    return True
+                if not session.ended:
+                    return False
+                if dash is None:
+                    return True
+                if not waiting["said"]:
+                    waiting["said"] = True
+                    print("game over: start a new game from the dashboard, or Ctrl-C", flush=True)
+                return False
+            run_app(session, source, commands=commands, pacer=Pacer(real=True), step=step,
+                    tick=0.02, closers=closers, until=until)
+            if restart["to"] is None:
+                break
     finally:
         if dash is not None:
             dash.stop()
+        if opened:
+            opened[-1].close()
     return 0
+
+
+class _KeepOpen:
+    """A source whose device stays open when one game ends and the next begins."""
+
+    def __init__(self, source) -> None:
+        self._source = source
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
+
+    def poll(self, now: float):
+        return self._source.poll(now)
+
+    def close(self) -> None:
+        pass
+
