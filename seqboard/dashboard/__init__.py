@@ -210,12 +210,19 @@ class Dashboard:
             resp.set_cookie("seqboard", token, httponly=True, samesite="strict", max_age=12 * 3600)
             return resp
 
-        async def action(request: Request):
+        async def acting(request: Request) -> dict | JSONResponse:
+            """The request's JSON, from a page that was given the PIN; or the refusal."""
             data = await read_json(request)
             if isinstance(data, Response):
                 return data
             if request.cookies.get("seqboard") not in dash._tokens:
                 return error(401, "enter the PIN shown on the terminal to act")
+            return data
+
+        async def action(request: Request):
+            data = await acting(request)
+            if isinstance(data, Response):
+                return data
             name = data.get("action")
             if name not in ACTIONS and name not in dash.extra_actions:
                 return error(400, f"unknown action {name!r}")
@@ -226,11 +233,9 @@ class Dashboard:
             return JSONResponse({"ok": True, "action": name})
 
         async def calibrate_step(request: Request):
-            data = await read_json(request)
+            data = await acting(request)
             if isinstance(data, Response):
                 return data
-            if request.cookies.get("seqboard") not in dash._tokens:
-                return error(401, "enter the PIN shown on the terminal to act")
             cal = dash.calibrator
             if cal is None:
                 return error(409, "not calibrating: start `seqboard calibrate --serve`")

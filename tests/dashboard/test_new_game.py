@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-import httpx
+import httpx2 as httpx
 
 from firmware_bridge.emulator import Emulator
 
