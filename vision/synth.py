@@ -56,6 +56,7 @@ class Conditions:
     hand_at: int | None = None     # space a hand reaches for (None: no hand)
     hand_size: float = 1.3         # hand radius in spaces
     light_seed: int = 0            # where the room's gradient, shadow and glare fall
+    markers: bool = False          # ArUco markers 0-3 stuck outside the grid's corners
 
 
 @dataclass
@@ -195,6 +196,28 @@ def board_corners(layout: Layout, cell: int = CELL) -> tuple[np.ndarray, np.ndar
     return outer, grid
 
 
+def _with_markers(top: np.ndarray, grid: np.ndarray, cell: int = CELL):
+    """The board on a white mat with ArUco markers 0-3 (DICT_4X4_50) outside the grid's
+    corners, each marker's inner corner on the grid's corner, as docs/calibration.md says."""
+    pad = int(1.4 * cell)
+    size, quiet = int(1.1 * cell), int(0.18 * cell)
+    img = cv2.copyMakeBorder(top, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(236, 238, 240))
+    grid = grid + pad
+    h, w = img.shape[:2]
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    # (marker id, its corner that touches the grid corner): tl->br, tr->bl, br->tl, bl->tr
+    for k, (dx, dy) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1))):
+        gx, gy = (int(round(v)) for v in grid[k])
+        x0 = gx - size if dx < 0 else gx
+        y0 = gy - size if dy < 0 else gy
+        cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x0 + size + quiet, y0 + size + quiet),
+                      (255, 255, 255), -1)
+        mark = cv2.aruco.generateImageMarker(dictionary, k, size)
+        img[y0:y0 + size, x0:x0 + size] = mark[..., None]
+    outer = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return img, outer, np.float32(grid)
+
+
 def _projection(cond: Conditions, w: int, h: int) -> np.ndarray:
     """Where the board's corners land: a board of size w x h tilted ``tilt_deg`` away from
     the camera, rotated, and projected by a pinhole camera."""
@@ -276,8 +299,10 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
     """Film the board holding ``states`` under ``cond``; return the image and the truth."""
     rng = np.random.default_rng(seed)
     top = board_image(layout, states, CELL, rng, jitter)
-    h, w = top.shape[:2]
     outer_src, grid_src = board_corners(layout)
+    if cond.markers:
+        top, outer_src, grid_src = _with_markers(top, grid_src)
+    h, w = top.shape[:2]
     outer_dst = _projection(cond, w, h)
     hmat = cv2.getPerspectiveTransform(outer_src, outer_dst)
     frame = np.empty((cond.height, cond.width, 3), np.uint8)

@@ -103,3 +103,30 @@ def test_websocket_pushes_state_and_answers_malformed_messages(app):
         assert json.loads(ws.receive_text())["error"] == "message too long"
         ws.send_text(json.dumps({"type": "ping", "t": 5}))
         assert json.loads(ws.receive_text()) == {"type": "pong", "t": 5}
+
+
+def test_the_camera_view_is_the_latest_frame_with_the_grid_and_readings(tmp_path):
+    import cv2
+    import numpy as np
+
+    from engine.observation import Observation
+    from seqboard.sources import synthetic_camera
+    from seqboard.table import Table
+
+    session = Session(Referee("classic", 2), mode="referee")
+    table = Table.from_observation(Observation.empty(10, 10))
+    cam = synthetic_camera(table, session.referee.layout, seed=3)
+    dash = Dashboard(None, tmp_path, Commands(), pin="1", source=cam)
+    dash.attach(session)
+    with TestClient(dash.app) as client:
+        assert client.get("/camera.jpg").status_code == 404          # no frame read yet
+        cam.poll(0.0)
+        r = client.get("/camera.jpg")
+        assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
+        img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+        assert img.shape == cam.last_frame.shape
+        # the grid and readings are drawn on it: not the bare frame
+        assert np.abs(img.astype(int) - cam.last_frame.astype(int)).mean() > 2
+    bare = Dashboard(None, tmp_path, Commands(), pin="1")
+    with TestClient(bare.app) as client:
+        assert client.get("/camera.jpg").json()["error"] == "no camera in this mode"

@@ -162,3 +162,31 @@ def test_other_layouts_render_and_read():
         r = render(lay, board, cond, seed=2)
         assert [(i, a, t) for i, (a, t) in enumerate(zip(reader.read(r.image).observation.states,
                                                           r.truth.states)) if a != t] == []
+
+
+def test_aruco_markers_find_the_board_in_any_rotation_and_after_a_bump():
+    from vision.locate import find_aruco
+    for rot, tilt in ((10, 15), (100, 30), (200, 5)):
+        cond = Conditions(rotation_deg=rot, tilt_deg=tilt, markers=True, scale=0.95)
+        empty = render(LAYOUT, EMPTY, cond, seed=1, jitter=0)
+        assert np.abs(find_aruco(empty.image).corners - empty.grid_corners).max() < 3
+        cal = calibrate([empty.image], LAYOUT, markers=True)
+        assert cal.method == "aruco"
+        reader = BoardReader(cal, LAYOUT)
+        board = random_board(LAYOUT, np.random.default_rng(rot))
+        r = render(LAYOUT, board, cond, seed=2)
+        assert _errors(reader.read(r.image), r.truth) == []
+    # bumped: the markers move with the board and are found again
+    moved = replace(cond, rotation_deg=214, offset=(0.03, 0.0))
+    r = render(LAYOUT, board, moved, seed=3)
+    reader.read(r.image)
+    assert _errors(reader.read(r.image), r.truth) == []
+
+
+def test_markers_missing_says_which():
+    from vision.locate import find_aruco
+    frame = render(LAYOUT, EMPTY, Conditions(markers=True, scale=0.95), seed=1).image
+    h, w = frame.shape[:2]
+    frame[: h // 2, : w // 2] = (95, 130, 165)          # the top-left corner covered
+    with pytest.raises(BoardNotFound, match=r"ArUco markers \[0\] not found"):
+        find_aruco(frame)
