@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .board import EMPTY, FREE, Board
+from .board import EMPTY, Board
 from .editions import Edition, Options, get_edition
 from .errors import EngineError
 from .game import builtin_layout

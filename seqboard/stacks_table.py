@@ -15,8 +15,7 @@ from typing import Callable, TextIO
 
 from engine.errors import EngineError, IllegalMoveError
 from engine.stacks import Action, StacksGame, make_stacks_player, parse_card
-from engine.stacks.cards import COLOUR_NAMES, COLOURS, SPECIALS, UNKNOWN, card_name, colour, \
-    is_wild, number
+from engine.stacks.cards import COLOUR_NAMES, COLOURS, SPECIALS, colour, is_wild, number
 from engine.stacks.record import action_entry, end_entry, setup_entry
 
 HELP = """what to type (codes: R1-R5 B1-B5, RW BW wilds, SK skip, RV reverse, SC steal a card,
@@ -337,5 +336,3 @@ def run_table(table: StacksTable, read: Callable[[str], str]) -> None:
         if not table.handle(line):
             break
 
-
-__all__ = ["HELP", "StacksTable", "completer", "run_table", "UNKNOWN", "card_name"]

@@ -82,7 +82,6 @@ class BoardReader:
 
     def read(self, frame: np.ndarray) -> FrameReading:
         lay = self.layout
-        n = lay.size
         t0 = time.perf_counter()
         timings: dict = {}
         if self.corners is None:

@@ -168,7 +168,6 @@ def test_stacks_piles_discard_tops_chips_and_turn_live(browser, tmp_path):
 
 
 def test_calibration_driven_from_the_page(browser, tmp_path):
-    import cv2
 
     from engine.game import builtin_layout
     from engine.observation import Observation

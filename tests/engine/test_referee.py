@@ -1,4 +1,3 @@
-import pytest
 
 from engine.editions import Options
 from engine.observation import Observation, SpaceState
