@@ -1,0 +1,38 @@
+"""Each benchmark runs and prints, with --json, one flat object with the keys the issues
+name. (The figures themselves are for the notes, never asserted: the machines are shared.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+CASES = {
+    "engine.py": (["--seconds", "0.3"], ["classic_random_games_per_s", "sequence_check_us",
+                                         "stacks_random_games_per_s"]),
+    "bridge.py": (["--seconds", "0.3", "--snapshots", "3"],
+                  [f"{k}_{b}" for k in ("led_frames_per_s", "led_wire_ratio", "snapshot_rtt_ms")
+                   for b in (115200, 1000000)]),
+    "vision.py": (["--frames", "10", "--timed", "3"],
+                  ["space_accuracy", "board_accuracy", "ms_per_frame_720p", "ms_per_frame_1080p",
+                   "by_condition"]),
+    "dashboard.py": (["--clients", "3", "--moves", "4", "--tick", "0.01"],
+                     ["dashboard_latency_ms_p95", "dashboard_loop_slowdown"]),
+}
+
+
+@pytest.mark.parametrize("script", sorted(CASES))
+def test_benchmark_prints_its_figures(script):
+    args, keys = CASES[script]
+    out = subprocess.run([sys.executable, str(BENCH / script), "--json", *args],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    for k in keys:
+        assert k in figures, k
+    assert all(not isinstance(v, (list, dict)) for k, v in figures.items() if k != "by_condition")
