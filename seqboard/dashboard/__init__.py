@@ -201,7 +201,8 @@ class Dashboard:
             if len(dash._failures) >= 5:
                 return error(429, "too many wrong PINs: wait 30 seconds")
             pin = data.get("pin")
-            if not isinstance(pin, str) or not secrets.compare_digest(pin.strip(), dash.pin):
+            if not isinstance(pin, str) or \
+                    not secrets.compare_digest(pin.strip().encode(), dash.pin.encode()):
                 dash._failures.append(now)
                 return error(403, "wrong PIN")
             token = secrets.token_urlsafe(24)
@@ -311,7 +312,14 @@ class Dashboard:
                         await websocket.send_text(await q.get())
                 sender = asyncio.create_task(pump())
                 while True:
-                    text = await websocket.receive_text()
+                    message = await websocket.receive()
+                    if message["type"] == "websocket.disconnect":
+                        break
+                    text = message.get("text")
+                    if text is None:
+                        await websocket.send_text(json.dumps(
+                            {"type": "error", "error": "send JSON text, not binary"}))
+                        continue
                     if len(text) > MAX_BODY:
                         await websocket.send_text(json.dumps({"type": "error", "error": "message too long"}))
                         continue

@@ -35,6 +35,8 @@ def test_looking_is_open_acting_needs_the_pin(app):
     r = client.post("/api/action", json={"action": "undo"}, headers=H)
     assert r.status_code == 401 and "PIN" in r.json()["error"]
     assert client.post("/api/login", json={"pin": "1234"}, headers=H).status_code == 403
+    assert client.post("/api/login", json={"pin": "24\u00e968"}, headers=H).status_code == 403
+    assert client.post("/api/login", json={"pin": 2468}, headers=H).status_code == 403
     assert client.post("/api/login", json={"pin": "2468"}, headers=H).status_code == 200
     r = client.post("/api/action", json={"action": "toggle_dead"}, headers=H)
     assert r.status_code == 200
@@ -101,6 +103,8 @@ def test_websocket_pushes_state_and_answers_malformed_messages(app):
         assert "unknown message type" in json.loads(ws.receive_text())["error"]
         ws.send_text("x" * (MAX_BODY + 10))
         assert json.loads(ws.receive_text())["error"] == "message too long"
+        ws.send_bytes(b"\x00\xff")
+        assert "not binary" in json.loads(ws.receive_text())["error"]
         ws.send_text(json.dumps({"type": "ping", "t": 5}))
         assert json.loads(ws.receive_text()) == {"type": "pong", "t": 5}
 
