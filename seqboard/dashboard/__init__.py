@@ -373,7 +373,8 @@ class Dashboard:
         """Serve in a thread; the address to open. OSError when the port is taken."""
         import uvicorn
         config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                ws="websockets-sansio", lifespan="off", access_log=False)
+                                ws="websockets-sansio", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None       # the main loop owns the signals
         # bind now, in this thread, so a taken port is an error here and not in the thread

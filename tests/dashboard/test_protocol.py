@@ -134,3 +134,42 @@ def test_the_camera_view_is_the_latest_frame_with_the_grid_and_readings(tmp_path
     bare = Dashboard(None, tmp_path, Commands(), pin="1")
     with TestClient(bare.app) as client:
         assert client.get("/camera.jpg").json()["error"] == "no camera in this mode"
+
+
+def test_a_browser_that_stops_reading_holds_up_nobody(tmp_path):
+    import asyncio
+    import threading
+
+    import websockets
+
+    from seqboard.session import Event
+
+    session = Session(Referee("classic", 2), mode="referee")
+    dash = Dashboard(None, tmp_path, Commands(), pin="1", host="127.0.0.1", port=0)
+    dash.attach(session)
+    url = dash.start().replace("http://", "ws://") + "ws"
+    got = {}
+    ready = threading.Event()
+
+    async def clients():
+        async with websockets.connect(url, close_timeout=0.2) as stuck, \
+                websockets.connect(url, close_timeout=0.2) as reader:
+            await stuck.recv()
+            await reader.recv()
+            ready.set()                             # from now on `stuck` reads nothing
+            while True:
+                msg = json.loads(await asyncio.wait_for(reader.recv(), 20))
+                got["last"] = msg["seq"]
+                if msg["event"]["text"] == "the end":
+                    return
+    t = threading.Thread(target=lambda: asyncio.run(clients()), daemon=True)
+    t.start()
+    assert ready.wait(10)
+    big = "x" * 600
+    for k in range(300):                            # ~9 MB a browser: more than a socket holds
+        session._log_line("info", f"{k} {big}")
+        session._emit(Event("info", None, "the end" if k == 299 else f"event {k}"))
+    t.join(30)
+    dash.stop()
+    assert got.get("last") == dash._seq              # the reading browser got the newest state
+    assert all(q.qsize() <= 64 for q in dash._clients)
