@@ -25,8 +25,6 @@ class Calibrator:
 
     def capture(self) -> dict:
         """Find the board and learn the empty board; what happened, for a person."""
-        import cv2
-
         from vision.calibration import calibrate
         from vision.classify import features
         from vision.draw import draw_reading
@@ -53,10 +51,10 @@ class Calibrator:
         if chips:
             names = ", ".join(lay.space_name(i) for i in chips[:8])
             warnings.append(f"chips seen on {names}: calibrate with the board empty")
-        if features(cv2.resize(last, (320, 320)), 10, 10).light.mean() < 60:
+        f = features(straighten(last, cal.corners, lay), lay.rows, lay.cols)
+        if f.paper.mean() < 60:          # the paper's own brightness, as the camera sees it
             warnings.append("the picture is dark: more light makes the reading safer")
-        glared = [i for i, g in enumerate(features(straighten(last, cal.corners, lay),
-                                                   lay.rows, lay.cols).glare) if g > 0.25]
+        glared = [i for i, g in enumerate(f.glare) if g > 0.25]
         if glared:
             names = ", ".join(lay.space_name(i) for i in glared[:8])
             warnings.append(f"glare blows out {names}{' ...' if len(glared) > 8 else ''}: a chip "

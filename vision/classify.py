@@ -67,15 +67,13 @@ class SpaceFeatures:
     paper: np.ndarray        # (n, 3) the paper at the space's edge as seen (255: blown out)
 
 
-def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> SpaceFeatures:
-    """Measure every space of a straightened board image (``cell`` pixels per space)."""
+def features(board: np.ndarray, rows: int, cols: int) -> SpaceFeatures:
+    """Measure every space of a straightened board image (``CANON`` pixels per space)."""
     n = rows * cols
-    canon = cell == CANON
+    cell = CANON
     f = board.astype(np.float32)
     cells = f.reshape(rows, cell, cols, cell, 3).transpose(0, 2, 1, 3, 4).reshape(n, cell * cell, 3)
-    band_i = _BAND_I if canon else np.flatnonzero(_masks(cell)[1].ravel())
-    centre_i = _CENTRE_I if canon else np.flatnonzero(_masks(cell)[0].ravel())
-    band = cells[:, band_i]                                 # (n, k, 3)
+    band = cells[:, _BAND_I]                                 # (n, k, 3)
     # the paper's light: the brighter half of the edge band (prints and grid lines are dark)
     lum = band.sum(axis=2)
     thr = np.median(lum, axis=1, keepdims=True)
@@ -90,8 +88,7 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     hsv = cv2.cvtColor(whole, cv2.COLOR_BGR2HSV)
     skin = cv2.inRange(hsv, (5, 50, 60), (22, 200, 255)).reshape(rows, cell, cols, cell) \
         .transpose(0, 2, 1, 3).reshape(n, cell * cell).astype(np.float32)
-    inner_w = _INNER_W if canon else (_masks(cell)[2].ravel() / _masks(cell)[2].sum())[:, None]
-    skin_share = (skin @ inner_w)[:, 0] / 255.0
+    skin_share = (skin @ _INNER_W)[:, 0] / 255.0
     # A space whose band is far darker than its neighbours' (a chip over the edge), or that
     # a hand covers, takes their light instead; then the light is interpolated across every
     # pixel, so a shadow's soft edge or a gradient inside a space is divided out too.
@@ -117,26 +114,21 @@ def features(board: np.ndarray, rows: int, cols: int, cell: int = CANON) -> Spac
     norm = cv2.min(cv2.multiply(cells.reshape(-1, 3), gain.reshape(-1, 3)), 255.0).reshape(cells.shape)
     # per-space means over masks, as products with the masks' weights: (n, 3, masks)
     nt = norm.transpose(0, 2, 1)
-    if canon:
-        centre = (nt @ _CENTRE_W)[..., 0]
-        radial = (nt @ _RING_W).transpose(0, 2, 1)
-    else:
-        c_m, _, _ = _masks(cell)
-        centre = norm[:, c_m.ravel()].mean(axis=1)
-        radial = np.stack([norm[:, m.ravel()].mean(axis=1) for m in _radial_masks(cell)], axis=1)
-    raw_centre = cells[:, centre_i]
+    centre = (nt @ _CENTRE_W)[..., 0]
+    radial = (nt @ _RING_W).transpose(0, 2, 1)
+    raw_centre = cells[:, _CENTRE_I]
     # Glare on a glossy chip washes part of it towards white: where any of its middle is
     # blown out, its colour comes from the darker half, the part the glare spares.
     lit = raw_centre.max(axis=(1, 2)) >= 250
     if lit.any():
-        cn = norm[lit][:, centre_i]
+        cn = norm[lit][:, _CENTRE_I]
         lum = cn.sum(axis=2)
         dim = (lum <= np.median(lum, axis=1, keepdims=True))[..., None]
         centre[lit] = (cn * dim).sum(axis=1) / np.maximum(dim.sum(axis=1), 1)
     square = norm.reshape(n * cell, cell, 3)
     small = cv2.resize(square, (PATCH, n * PATCH), interpolation=cv2.INTER_AREA)
     patch = small.reshape(n, PATCH * PATCH * 3)
-    band_patch = norm[:, band_i].reshape(n, -1)
+    band_patch = norm[:, _BAND_I].reshape(n, -1)
     glare = (raw_centre.min(axis=2) > 250).mean(axis=1)      # share blown out to white
     return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial, paper)
 

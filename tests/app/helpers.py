@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from engine.record import parse_record, replay
 from hw_config.config import default_text
 
 
@@ -43,3 +45,21 @@ def _set(text: str, section: str, key: str, value) -> str:
 
 def pin_history(factory, pin: int) -> list[tuple[float, float]]:
     return [(s.timestamp, float(s.state)) for s in factory.pin(pin).states]
+
+
+def check_demo_record(records: Path) -> list[dict]:
+    """The demo's record, checked as any source must leave it: every move of the table
+    reached the referee through the source, the one rejected placement was taken back,
+    blue won, and the record replays; its entries for more checks."""
+    path = next(records.glob("*-demo.jsonl"))
+    entries = [json.loads(x) for x in path.read_text().splitlines()]
+    verdicts = [e for e in entries if e["type"] == "verdict"]
+    seen = [v for v in verdicts if v["kind"] in ("placement", "removal")]
+    moved = [e for e in entries if e["type"] == "move" and e["via"] == "observation"]
+    assert len(moved) >= 30
+    assert len(seen) == len(moved) + 1          # and the rejected placement, taken back
+    assert [e["event"] for e in entries if e["type"] == "event"] == ["reject"]
+    assert entries[-1]["type"] == "end" and entries[-1]["winner"] == 0
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok and result.winner == 0
+    return entries

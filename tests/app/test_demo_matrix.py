@@ -4,11 +4,9 @@ protocol, the referee, the record; and what the app does when the board goes sil
 from __future__ import annotations
 
 import io
-import json
 import time
 
 from engine.observation import SpaceState
-from engine.record import parse_record, replay
 from engine.referee import Referee
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.link import MatrixLink
@@ -18,7 +16,8 @@ from seqboard.indicators.terminal import TerminalIndicator
 from seqboard.session import Session
 from seqboard.sources import attach_matrix
 
-from .helpers import write_config
+from ..waiting import wait_until as _wait
+from .helpers import check_demo_record, write_config
 
 
 def test_demo_through_the_emulated_matrix(tmp_path, capsys):
@@ -28,30 +27,8 @@ def test_demo_through_the_emulated_matrix(tmp_path, capsys):
                  "--config", str(cfg), "--no-dashboard", "--new"])
     out = capsys.readouterr().out
     assert code == 0
-    path = next(records.glob("*-demo.jsonl"))
-    entries = [json.loads(x) for x in path.read_text().splitlines()]
-    verdicts = [e for e in entries if e["type"] == "verdict"]
-    seen = [v for v in verdicts if v["kind"] in ("placement", "removal")]
-    moved = [e for e in entries if e["type"] == "move" and e["via"] == "observation"]
-    # every move on the table reached the referee through the serial protocol
-    assert len(moved) >= 30
-    assert len(seen) == len(moved) + 1          # and the rejected placement, taken back
-    assert [e["event"] for e in entries if e["type"] == "event"] == ["reject"]
-    assert entries[-1]["type"] == "end" and entries[-1]["winner"] == 0
-    result = replay(parse_record(path.read_text(), str(path)))
-    assert result.ok and result.winner == 0
+    check_demo_record(records)
     assert "blue wins" in out
-
-
-def _wait(cond, timeout=5.0, step=None):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if step:
-            step()
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
 
 
 def test_a_silent_board_is_shown_and_nothing_is_judged_until_it_is_back():

@@ -8,7 +8,7 @@ import random
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from engine.record import dumps, parse_record
-from engine.stacks import Action, GreedyStacksPlayer, StacksGame
+from engine.stacks import GreedyStacksPlayer, StacksGame
 from engine.stacks.game import Pile
 from engine.stacks.record import replay
 from hw_config.config import load_config
@@ -134,4 +134,3 @@ def test_stacks_command_plays_from_typed_lines(tmp_path, capsys, monkeypatch):
     assert [s["ok"] for s in steps] == [True, True, True]
     assert main(["replay", str(rec)]) == 0
     assert "ok  player 1 starts red pile 1 with red 1" in capsys.readouterr().out
-    assert isinstance(Action.from_json({"kind": "discard", "card": "R3"}), Action)

@@ -10,14 +10,7 @@ from firmware_bridge.emulator import Emulator, Faults
 from firmware_bridge.link import LinkError, MatrixLink
 from firmware_bridge.wiring import make_wiring
 
-
-def _wait(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
+from ..waiting import wait_until as _wait
 
 
 @pytest.fixture

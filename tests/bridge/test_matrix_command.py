@@ -14,14 +14,7 @@ from firmware_bridge.wiring import make_wiring
 from seqboard.cli import main
 from tests.app.helpers import write_config
 
-
-def _wait(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
+from ..waiting import wait_until as _wait
 
 
 def test_walks_leds_in_reading_order_and_echoes_sensors(tmp_path, capsys):

@@ -6,13 +6,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import httpx2 as httpx
 
 from firmware_bridge.emulator import Emulator
 
 from ..app.helpers import write_config
+from ..waiting import wait_until
 
 H = {"X-Seqboard": "1"}
 
@@ -24,15 +24,7 @@ def _free_port() -> int:
 
 
 def _wait(cond, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if cond():
-                return True
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    return False
+    return wait_until(cond, timeout, ignore=(httpx.HTTPError,))
 
 
 def test_new_game_and_resume_from_the_page(tmp_path):

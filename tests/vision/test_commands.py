@@ -77,3 +77,17 @@ def test_calibrate_warns_of_glare_and_names_the_spaces(tmp_path, capsys):
                                    seed=1, jitter=0).image)
     assert main(["calibrate", "--image", str(plain), "--out", str(tmp_path / "d.json")]) == 0
     assert "glare" not in capsys.readouterr().err
+
+
+def test_calibrate_warns_of_a_dark_picture_it_can_still_use(tmp_path, capsys):
+    dim = tmp_path / "dim.png"
+    cv2.imwrite(str(dim), render(LAYOUT, Observation.empty(10, 10), Conditions(brightness=0.22),
+                                 seed=1, jitter=0).image)
+    assert main(["calibrate", "--image", str(dim), "--out", str(tmp_path / "c.json")]) == 0
+    assert "warning: the picture is dark" in capsys.readouterr().err
+    assert (tmp_path / "c.json").exists()
+    bright = tmp_path / "bright.png"
+    cv2.imwrite(str(bright), render(LAYOUT, Observation.empty(10, 10), Conditions(), seed=1,
+                                    jitter=0).image)
+    assert main(["calibrate", "--image", str(bright), "--out", str(tmp_path / "d.json")]) == 0
+    assert "dark" not in capsys.readouterr().err
