@@ -144,7 +144,8 @@ class Pacer:
 
 def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
                       mock_gpio: bool, stream: TextIO | None = None,
-                      live: bool | None = None, keys: bool = True) -> list[Any]:
+                      live: bool | None = None, keys: bool = True,
+                      current: Callable[[], Session] | None = None) -> list[Any]:
     """Subscribe the terminal and (when enabled) the GPIO indicators; return them to close."""
     from .indicators.terminal import TerminalIndicator
     out: list[Any] = []
@@ -169,7 +170,8 @@ def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
         import threading
 
         from .loop import read_keys
-        threading.Thread(target=read_keys, args=(session, commands, sys.stdin, stream or sys.stdout),
+        threading.Thread(target=read_keys, args=(current or (lambda: session), commands, sys.stdin,
+                                                 stream or sys.stdout),
                          name="keys", daemon=True).start()
     return out
 

@@ -51,25 +51,24 @@ KEYS = {"u": ("undo", "undo the last move"), "c": ("confirm", "confirm the warni
         "l": ("lost_draw", "the last player's draw is lost")}
 
 
-def key_action(session: Session, line: str) -> str | None:
-    """What a line typed at the terminal asks for: the session's method to run, or None
-    (help is printed for anything else)."""
+def key_action(line: str) -> str | None:
+    """The session's method a line typed at the terminal asks for, or None (help is
+    printed for anything else)."""
     key = line.strip().lower()[:1]
-    if key in KEYS:
-        return KEYS[key][0]
-    return None
+    return KEYS[key][0] if key in KEYS else None
 
 
-def read_keys(session: Session, commands: Commands, stream, out) -> None:
-    """Read lines typed at the terminal (on a thread) and hand the actions to the loop."""
+def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -> None:
+    """Read lines typed at the terminal (on a thread) and hand the actions to the loop,
+    for whichever game ``current()`` is when the loop runs them."""
     for line in stream:
-        name = key_action(session, line)
+        name = key_action(line)
         if name is None:
             if line.strip():
                 print("keys: " + ", ".join(f"{k} {d}" for k, (_, d) in KEYS.items()), file=out,
                       flush=True)
             continue
-        commands.call(getattr(session, name))
+        commands.call(lambda name=name: getattr(current(), name)())
 
 
 def run_loop(session: Session, source: Source, *, commands: Commands | None = None,

@@ -114,7 +114,7 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     dash = None
     resume = args.resume
     session = None
-    opened: list = []
+    real_source = None
     try:
         while True:
             if isinstance(restart["to"], Path):
@@ -128,7 +128,10 @@ def _run(args: argparse.Namespace, mode: str) -> int:
             else:
                 session = open_session(cfg, mode, directory, resume, seed=seed, full_game=False,
                                        computers=seats)
-            closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio)
+            # one reader of the terminal's keys, started with the first game, acting on the
+            # game of the moment
+            closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio,
+                                        keys=real_source is None, current=lambda: session)
             step = None
             if session.computers:
                 entries = []
@@ -138,7 +141,6 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                 pi = ComputerSeats.from_record(session, entries)
                 step = pi.step
             real_source = source_factory(session)
-            opened.append(real_source)
             source = _KeepOpen(real_source)          # the camera or the link outlives a game
             if dash is None:
                 dash = start_dashboard(cfg, session, commands, directory, args, source,
@@ -169,8 +171,8 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     finally:
         if dash is not None:
             dash.stop()
-        if opened:
-            opened[-1].close()
+        if real_source is not None:
+            real_source.close()
     return 0
 
 

@@ -121,7 +121,7 @@ def test_dead_cards_shown_on_request_by_holding_confirm_or_typing_d(tmp_path):
     assert [i for i, c in enumerate(link.frames[-1]) if c == AMBER] == sorted(both)
     # and "d" typed at the terminal hides them again; anything else prints the keys
     out = io.StringIO()
-    read_keys(s, commands, io.StringIO("x\nd\n"), out)
+    read_keys(lambda: s, commands, io.StringIO("x\nd\n"), out)
     commands.run_pending()
     assert not s.dead_shown and AMBER not in link.frames[-1]
     assert "d show or hide the dead cards" in out.getvalue()
