@@ -76,6 +76,19 @@ class Game:
         self._spaces_of = self.layout.spaces_of
         self._symbols = self.layout.symbols
 
+    def clone(self, rng: random.Random | None = None) -> "Game":
+        """An independent copy of the position (no history) for search; ``rng`` shuffles
+        its reshuffles (the original's own generator is never touched)."""
+        g = Game.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g.board = self.board.copy()
+        g.deck = list(self.deck)
+        g.hands = [list(h) for h in self.hands]
+        g.discards = [list(d) for d in self.discards]
+        g.history = []
+        g.rng = rng or random.Random(0)
+        return g
+
     # --- reading the position -------------------------------------------------------------
     @property
     def team(self) -> int:

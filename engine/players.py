@@ -160,13 +160,22 @@ class GreedyPlayer:
 
 
 PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
+#: The search levels (engine.search), weakest first.
+LEVEL_NAMES = ("easy", "medium", "hard")
+KINDS = tuple(PLAYERS) + LEVEL_NAMES
 
 
-def make_player(kind: str, rng: random.Random | None = None):
+def make_player(kind: str, rng: random.Random | None = None, *, budget: float | None = None,
+                clock=None):
+    """A player by name: ``random``, ``greedy`` or a search level (``easy``, ``medium``,
+    ``hard``; ``budget`` seconds a move, used with a ``clock`` such as time.monotonic)."""
+    if kind in LEVEL_NAMES:
+        from .search import SearchPlayer
+        return SearchPlayer(kind, rng or random.Random(0), budget=budget, clock=clock)
     try:
         return PLAYERS[kind](rng)
     except KeyError:
-        raise ValueError(f"unknown player {kind!r} (known: {', '.join(PLAYERS)})") from None
+        raise ValueError(f"unknown player {kind!r} (known: {', '.join(KINDS)})") from None
 
 
 def play_game(game: Game, players: list, max_turns: int = 2000) -> Game:
