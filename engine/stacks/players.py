@@ -158,12 +158,19 @@ class GreedyStacksPlayer:
         return total >= game.options.win_chips - 2 or them[pend.pile.colour] <= game.options.win_each_colour
 
 
-def make_stacks_player(kind: str, rng: random.Random | None = None):
+STACKS_KINDS = ("random", "greedy", "easy", "medium", "hard")
+
+
+def make_stacks_player(kind: str, rng: random.Random | None = None, *,
+                       budget: float | None = None, clock=None):
     if kind == "random":
         return RandomStacksPlayer(rng)
     if kind == "greedy":
         return GreedyStacksPlayer(rng)
-    raise ValueError(f"unknown STACKS player {kind!r}: random or greedy")
+    if kind in ("easy", "medium", "hard"):
+        from .search import StacksSearchPlayer
+        return StacksSearchPlayer(kind, rng or random.Random(0), budget=budget, clock=clock)
+    raise ValueError(f"unknown STACKS player {kind!r}: {', '.join(STACKS_KINDS)}")
 
 
 def play_stacks_game(game: StacksGame, players: list, max_actions: int = 20000,
