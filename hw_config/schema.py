@@ -65,7 +65,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "names": Key(list, [], "player names in seat order (optional)", None, str),
         "first_player": Key(int, 1, "the seat (1-based) that moves first", between(1, 12)),
         "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2]", seats, int),
-        "computer_level": Key(str, "greedy", "the Pi's strength: random, greedy (or a search level when available)", None),
+        "computer_level": Key(str, "hard", "the Pi's strength: easy, medium or hard (search players, docs/players.md), or random, greedy", one_of("easy", "medium", "hard", "random", "greedy")),
     },
     "game.options": {
         "advanced": Key(bool, False, "advanced variant: removing cards may break completed sequences"),

@@ -12,10 +12,11 @@ card-supply check is off in games with the Pi (see docs/configuration.md).
 from __future__ import annotations
 
 import random
+import time
 
-from engine.game import Game
 from engine.moves import Move
 from engine.players import make_player
+from engine.search import seat_view
 
 from .session import Event, Session
 
@@ -70,16 +71,7 @@ class ComputerSeats:
     def view_game(self) -> Game:
         """A game as the player to move (a Pi seat) sees it: the board and its own hand."""
         r = self.session.referee
-        g = Game(r.edition, r.n_players, r.n_teams, r.options, random.Random(0), layout=r.layout,
-                 first_player=r.current)
-        g.board = r.board.copy()
-        g.current = r.current
-        g.hands[r.current] = list(self.hands[r.current])
-        g.deck = list(self.deck)
-        g.discards = [[] for _ in range(r.n_players)]
-        g.discards[r.current] = list(self.played)
-        g.turn = len(r.moves)
-        return g
+        return seat_view(r, r.current, self.hands[r.current], self.played, self.deck)
 
     def step(self, now: float) -> None:  # noqa: ARG002 - the loop's step signature
         s = self.session
@@ -90,7 +82,8 @@ class ComputerSeats:
         if seat not in self.hands:
             return
         g = self.view_game()
-        player = make_player(self.seats[seat], random.Random(self.seed * SEED_STRIDE + g.turn))
+        player = make_player(self.seats[seat], random.Random(self.seed * SEED_STRIDE + g.turn),
+                             clock=time.monotonic)
         move: Move = player.choose(g)
         reason = getattr(player, "last_reason", "") or ""
         if move.action == "dead":

@@ -48,7 +48,8 @@ class Commands:
 
 KEYS = {"u": ("undo", "undo the last move"), "c": ("confirm", "confirm the warning"),
         "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
-        "l": ("lost_draw", "the last player's draw is lost")}
+        "l": ("lost_draw", "the last player's draw is lost"),
+        "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS")}
 
 
 def key_action(line: str) -> str | None:
@@ -68,7 +69,20 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
                 print("keys: " + ", ".join(f"{k} {d}" for k, (_, d) in KEYS.items()), file=out,
                       flush=True)
             continue
+        if name == "hint":
+            words = line.split()[1:]
+            commands.call(lambda words=words: _hint(current(), words, out))
+            continue
         commands.call(lambda name=name: getattr(current(), name)())
+
+
+def _hint(session: Session, words: list[str], out) -> None:
+    """Hints from the cards typed after ``h`` (none: the engine's own hand, in the demo)."""
+    from engine.errors import EngineError
+    try:
+        session.hint(session.parse_hand(words) if words else None)
+    except EngineError as exc:
+        print(f"hint: {exc}", file=out, flush=True)
 
 
 def run_loop(session: Session, source: Source, *, commands: Commands | None = None,

@@ -58,6 +58,8 @@ class Session:
         self.dead_shown = False
         self.ended = False
         self.source_problem: str | None = None
+        self.hints: list[dict] = []
+        self.hints_at = -1
         if recorder is not None and write_setup:
             r = referee
             recorder.write(setup_entry(
@@ -197,6 +199,58 @@ class Session:
         self._log_line("dead_card", text)
         self._emit(Event("dead_card", None, text))
 
+    def parse_hand(self, text: str | list[str]) -> list[str]:
+        """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),
+        checked against the edition's deck; EngineError names the one at fault."""
+        from engine.cards import CardError, parse_card
+        from engine.errors import EngineError
+        ed = self.referee.edition
+        deck = set(ed.deck())
+        words = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+        cards = []
+        for w in words:
+            card = w.upper() if w.upper() in deck else w
+            if card not in deck:
+                try:
+                    card = parse_card(w)
+                except CardError:
+                    raise EngineError(f"{w!r} is not a card of {ed.title}") from None
+            cards.append(card)
+        size = ed.hand_size(self.referee.n_players)
+        if not 1 <= len(cards) <= size:
+            raise EngineError(f"a hand holds 1 to {size} cards, not {len(cards)}")
+        return cards
+
+    def hint(self, cards: list[str] | None = None, n: int = 3, clock=None) -> list[dict]:
+        """The best moves for the player to move, ranked, each with its reason: from the
+        ``cards`` they hold (the Pi cannot see real cards), or from the engine's own game
+        when it deals (the demo). Shown in the log and on the dashboard."""
+        import time
+
+        from engine.search import SearchPlayer, seat_view
+        r = self.referee
+        if cards is None:
+            if self.game is None:
+                from engine.errors import EngineError
+                raise EngineError("say which cards you hold, e.g. h 5H 10D JS")
+            view = self.game
+        else:
+            view = seat_view(r, r.current, cards)
+        player = SearchPlayer("hard", len(r.moves), clock=clock or time.monotonic)
+        ranked = player.analyse(view)[:n]
+        who = COLOUR_NAMES[r.colours[r.team]]
+        self.hints_at = len(r.moves)
+        self.hints = [{"move": h.move.text(r.layout.cols), "action": h.move.action,
+                       "card": h.move.card, "space": h.move.space, "reason": h.reason,
+                       "chance": round(h.score, 3) if h.move.action in ("place", "remove") else None}
+                      for h in ranked]
+        for i, h in enumerate(self.hints, 1):
+            text = f"hint {i} for {who}: {h['move']} ({h['reason']})"
+            self._log_line("hint", text, spaces=[h["space"]] if h["space"] is not None else [])
+        self._emit(Event("hint", None, f"{len(self.hints)} hint(s) for {who}",
+                         tuple(h["space"] for h in self.hints[:1] if h["space"] is not None)))
+        return self.hints
+
     def pass_turn(self) -> None:
         """The player to move cannot play any card (told by the engine or a person)."""
         r = self.referee
@@ -292,6 +346,7 @@ class Session:
             "warning": None if w is None else {"rule": w.rule, "text": w.message,
                                                 "spaces": list(w.spaces)},
             "proposal": prop, "log": self.log[-50:], "source_problem": self.source_problem,
+            "hints": self.hints if self.hints_at == len(r.moves) else [],
         }
 
 

@@ -11,6 +11,7 @@ typed lines; :func:`run_table` reads the terminal.
 from __future__ import annotations
 
 import random
+import time
 from typing import Callable, TextIO
 
 from engine.errors import EngineError, IllegalMoveError
@@ -43,7 +44,8 @@ class StacksTable:
         self.out = out
         self.write = write or (lambda entry: None)
         self.listeners = listeners or []
-        self.players = {p: make_stacks_player(kind, random.Random((seed or 0) * 31 + p))
+        self.players = {p: make_stacks_player(kind, random.Random((seed or 0) * 31 + p),
+                                              clock=time.monotonic)
                         for p, kind in enumerate(seats) if kind != "person"}
         self.n = 0
         self.waiting_block = False
@@ -253,7 +255,8 @@ class StacksTable:
         self._emit("chip", text)
         self._after()
 
-    def act(self, a: Action) -> bool:
+    def act(self, a: Action, why: str = "") -> bool:
+        """Apply an action; ``why`` is the computer player's reason, shown with it."""
         g = self.game
         p = a.player if a.kind == "block" else g.current
         before = g.current
@@ -264,7 +267,7 @@ class StacksTable:
             return False
         self.n += 1
         self.write(action_entry(self.n, p, a, text))
-        self.say(("Pi: " if self.seats[p] != "person" else "") + text)
+        self.say(("Pi: " if self.seats[p] != "person" else "") + text + (f"  ({why})" if why else ""))
         self._emit("block" if a.kind == "block" else "action", text)
         if g.pending is not None:
             self._block_window()
@@ -278,7 +281,7 @@ class StacksTable:
         pend = g.pending
         for q in g.blockers():
             if self.seats[q] != "person" and self.players[q].block(g, q):
-                self.act(Action("block", "BL", player=q))
+                self.act(Action("block", "BL", player=q), getattr(self.players[q], "last_reason", ""))
                 return
         people = [q for q in g.blockers() if self.seats[q] == "person"]
         if people:
@@ -308,7 +311,9 @@ class StacksTable:
             p = g.current
             if self.seats[p] == "person":
                 return
-            self.act(self.players[p].choose(g))
+            player = self.players[p]
+            action = player.choose(g)
+            self.act(action, getattr(player, "last_reason", ""))
 
 
 def completer(table: StacksTable):

@@ -61,7 +61,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.players import PLAYERS
+    from engine.players import KINDS as PLAYERS
 
     from ..app import Pacer, attach_indicators, load_settings, open_session, records_dir
     from ..app import run as run_app

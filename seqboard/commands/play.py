@@ -59,7 +59,7 @@ def run_referee(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, mode: str) -> int:
-    from engine.players import PLAYERS
+    from engine.players import KINDS as PLAYERS
     from engine.record import parse_record
 
     from .. import sources

@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
     p.add_argument("--computer", type=int, action="append", metavar="SEAT",
                    help="a seat (1-based) the Pi plays; repeatable")
-    p.add_argument("--level", default="greedy", choices=("random", "greedy"),
-                   help="the Pi's level (default greedy)")
+    p.add_argument("--level", default="hard", choices=("random", "greedy", "easy", "medium", "hard"),
+                   help="the Pi's level (default hard)")
     p.add_argument("--deal", action="store_true",
                    help="the engine deals a virtual deck (implied by --computer)")
     p.add_argument("--first", type=int, default=1, help="the seat that starts (default 1)")

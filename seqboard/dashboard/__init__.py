@@ -225,6 +225,8 @@ class Dashboard:
             if isinstance(data, Response):
                 return data
             name = data.get("action")
+            if name == "hint" and dash.session is not None and dash.commands is not None:
+                return hint(data)
             if name not in ACTIONS and name not in dash.extra_actions:
                 return error(400, f"unknown action {name!r}")
             fn = dash._action(name) if dash.commands is not None else None
@@ -232,6 +234,23 @@ class Dashboard:
                 return error(409, f"{name} is not available now")
             dash.commands.call(fn)
             return JSONResponse({"ok": True, "action": name})
+
+        def hint(data: dict):
+            """Hints for the player to move, from the cards they typed (or the engine's own
+            hand in the demo); the ranked moves arrive with the next state."""
+            from engine.errors import EngineError
+            s = dash.session
+            text = data.get("cards") or ""
+            if not isinstance(text, str):
+                return error(400, "cards: a text like \"5H 10D JS\"")
+            try:
+                cards = s.parse_hand(text) if text.strip() else None
+                if cards is None and s.game is None:
+                    raise EngineError("say which cards you hold, e.g. 5H 10D JS")
+            except EngineError as exc:
+                return error(400, str(exc))
+            dash.commands.call(lambda: s.hint(cards))
+            return JSONResponse({"ok": True, "action": "hint"})
 
         async def calibrate_step(request: Request):
             data = await acting(request)

@@ -62,6 +62,15 @@ def status_line(view: dict) -> str:
     return f"{head} | sequences: {seqs} (need {view['to_win']}) | dead cards: {dead}"
 
 
+def hint_lines(view: dict) -> list[str]:
+    """The hints for the player to move, best first: move, reason, chance of winning."""
+    out = []
+    for i, h in enumerate(view.get("hints") or [], 1):
+        chance = f", {100 * h['chance']:.0f} % to win" if h.get("chance") is not None else ""
+        out.append(f"hint {i}: {h['move']}: {h['reason']}{chance}")
+    return out
+
+
 class TerminalIndicator:
     def __init__(self, stream: TextIO | None = None, live: bool | None = None,
                  colour: bool | None = None) -> None:
@@ -82,6 +91,7 @@ class TerminalIndicator:
                            f"{RESET if self.colour else ''}")
             if view["proposal"]:
                 out.append(f"computer's move: {view['log'][-1]['text'] if view['log'] else ''}")
+            out += hint_lines(view)
             out.append("")
             out += [f"{e['n']:4d}  {e['text']}" for e in view["log"][-8:]]
             self.stream.write("\n".join(out) + "\n")
@@ -93,6 +103,8 @@ class TerminalIndicator:
             if event.kind == "source" and not view.get("source_problem"):
                 prefix = "ok: "
             self.stream.write(f"[{view['move_number']:3d}] {prefix}{event.text}\n")
+            if event.kind == "hint":
+                self.stream.write("".join(f"      {line}\n" for line in hint_lines(view)))
             if event.kind == "game_over":
                 self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n")
         self.stream.flush()

@@ -169,7 +169,20 @@ function render(msg) {
   p.textContent = v.source_problem ? "Sensing: " + v.source_problem : "";
   const pr = document.getElementById("proposal");
   pr.hidden = !v.proposal;
-  pr.textContent = v.proposal ? `The Pi plays ${v.proposal.card || ""} on space ${v.proposal.space}: ${v.proposal.reason || ""}` : "";
+  if (v.proposal) {
+    const where = v.proposal.space === null ? "" : spaceName(v.proposal.space, v.cols);
+    const verb = v.proposal.action === "remove" ? `removes the chip on ${where} with` : `plays on ${where}`;
+    pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}: ${v.proposal.reason || ""}`;
+  } else pr.textContent = "";
+  const hints = document.getElementById("hints");
+  hints.innerHTML = "";
+  if ((v.hints || []).length) document.getElementById("hint-msg").textContent = "";
+  for (const h of v.hints || []) {
+    const li = document.createElement("li");
+    const chance = h.chance === null || h.chance === undefined ? "" : ` (${Math.round(100 * h.chance)} % to win)`;
+    li.textContent = `${h.move}: ${h.reason}${chance}`;
+    hints.appendChild(li);
+  }
   const log = document.getElementById("log");
   log.innerHTML = "";
   for (const line of v.log.slice().reverse()) {
@@ -205,8 +218,19 @@ async function post(path, body) {
 }
 
 function unlock(on) {
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button")) b.disabled = !on;
 }
+
+function spaceName(i, cols) {
+  return String.fromCharCode(97 + (i % cols)) + (Math.floor(i / cols) + 1);
+}
+
+document.getElementById("hint-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const [ok, data] = await post("/api/action", { action: "hint", cards: document.getElementById("hint-cards").value });
+  document.getElementById("hint-msg").textContent = ok ? "thinking…" : (data.error || "refused");
+  if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+});
 
 for (const step of ["capture", "save"]) {
   document.getElementById("cal-" + step).addEventListener("click", async () => {
