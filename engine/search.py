@@ -1,15 +1,16 @@
-"""Search players for the board editions: determinized Monte Carlo search over what a
-seat at the table knows, with levels, a reason for every move, and hints.
+"""Search players for the board editions: what a seat at the table knows, a fitted
+evaluation, play-outs in dealt worlds, levels, a reason for every move, and hints.
 
-The player never looks at another player's hand or at the order of the deck. Each
-iteration deals the cards it cannot see (every card of the edition's deck that is neither
-in its own hand nor on a discard pile) at random into the other hands, at their real
-sizes, and into the deck; then it plays every candidate move in that deal, lets the
-players go on for a few plies with a fast rules-of-thumb policy, and scores the position
-with an evaluation that knows which spaces each team holds cards for. Candidates share
-the same deals (common random numbers), so their averages differ by the move and not by
-the luck of the deal. This is information-set Monte Carlo search with the tree cut to
-one level of own moves (``docs/players.md`` says why, with the measurements).
+The player never looks at another player's hand or at the order of the deck. It scores
+every move of its hand by the position it leaves (:func:`evaluate`: the log-odds of
+winning, from features of each team's windows, the cards it holds for them and the
+chances the others hold theirs, given the unseen cards and what their moves showed they
+lack). At the hard level the best few are then played on to the end in worlds dealt
+from the unseen cards (every card of the deck neither in its hand nor on a discard pile,
+dealt at random into the other hands at their real sizes and into the deck), the same
+worlds for each; another move replaces the evaluation's choice only when it wins clearly
+more often, deal by deal. ``docs/players.md`` gives the design and the measurements that
+led to it (a full information-set tree was weaker).
 
 The engine stays pure: the player owns a seeded generator, and a wall-clock budget is
 used only when the caller passes a ``clock`` (``time.monotonic`` in the app). Without a
@@ -43,8 +44,9 @@ class Level:
     deals: int
     #: seconds a move at most, when the caller passes a clock
     seconds: float
-    #: how often a move is picked at random among the best three (a kinder opponent)
+    #: how often a move is picked at random among the best ``slip_among`` (a kinder opponent)
     slip: float = 0.0
+    slip_among: int = 3
     #: how many of the best are played out
     playout_candidates: int = 3
     #: how much more often (a share of the deals) a played-out move must win to be chosen
@@ -52,13 +54,10 @@ class Level:
 
 
 LEVELS = {
-    "easy": Level("easy", 6, 0, 0.2, slip=0.4),
+    "easy": Level("easy", 6, 0, 0.2, slip=0.5, slip_among=6),
     "medium": Level("medium", 12, 0, 0.5),
     "hard": Level("hard", 12, 24, 1.0),
 }
-
-DIRECTION_WORDS = ("row", "column", "diagonal", "diagonal")
-
 
 # --- geometry ---------------------------------------------------------------------------
 class Geometry:
@@ -418,11 +417,16 @@ def position_features(game: Game, geo: Geometry, team: int, holds: list[Holding]
     return mine + theirs
 
 
-def _load_weights() -> list[float]:
-    data = json.loads(resources.files("engine.data").joinpath("search-weights.json")
-                      .read_text("utf-8"))
+def weights_from(text: str) -> list[float]:
+    """The evaluation's weights from the text of a weights file (search-weights.json)."""
+    data = json.loads(text)
     names = [f"own_{n}" for n in FEATURES] + [f"other_{n}" for n in FEATURES]
     return [float(data["weights"].get(n, 0.0)) for n in names] + [float(data.get("bias", 0.0))]
+
+
+def _load_weights() -> list[float]:
+    return weights_from(resources.files("engine.data").joinpath("search-weights.json")
+                        .read_text("utf-8"))
 
 
 WEIGHTS: list[float] = []
@@ -439,7 +443,7 @@ def win_chance(logit: float) -> float:
 def evaluate(game: Game, geo: Geometry, team: int, holdings: list[Holding] | None = None,
              gone: frozenset = frozenset()) -> float:
     """How good the position is for ``team``, as the log-odds of winning (fitted on games
-    of the greedy player, ``python -m engine.fit``): every hand known (a dealt world), or
+    of the greedy player, ``python -m seqboard.fitting``): every hand known (a dealt world), or
     the ``holdings`` given per team."""
     if game.over:
         if game.winner is None:
@@ -563,7 +567,7 @@ def seat_view(referee, seat: int, hand: list[str], played: list[str] = (),
     size = r.edition.hand_size(r.n_players)
     g.discards = [[] for _ in range(r.n_players)]
     g.discards[seat] = list(played)
-    remover = sorted(r.edition.remove_cards)[0] if r.edition.remove_cards else "?"
+    remover = min(r.edition.remove_cards) if r.edition.remove_cards else "?"
     for p in range(r.n_players):
         if p == seat:
             g.hands[p] = list(hand)
@@ -786,14 +790,11 @@ class SearchPlayer:
                 results[i].append(0.5 if g.winner is None else float(g.winner == team))
             if self.clock and self.clock() - start >= self.budget:
                 break
-        deals = self.last_deals = len(results[0])
+        self.last_deals = len(results[0])
         best, best_gain = 0, 0.0
         for i in range(1, len(cands)):
-            # paired by deal: switch only for a gain well beyond the luck of the deals
-            diffs = [a - b for a, b in zip(results[i], results[0])]
-            gain = sum(diffs) / deals
-            spread = math.sqrt(sum((d - gain) ** 2 for d in diffs) / max(1, deals - 1) / deals)
-            if gain >= self.level.margin and gain > 2.5 * spread and gain > best_gain:
+            gain = clear_gain(results[i], results[0], self.level.margin)
+            if gain > best_gain:
                 best, best_gain = i, gain
         if best:
             cands.insert(0, cands.pop(best))
@@ -804,9 +805,22 @@ class SearchPlayer:
         hints = self.analyse(game)
         pick = hints[0]
         if self.level.slip and len(hints) > 1 and self.rng.random() < self.level.slip:
-            pick = self.rng.choice(hints[:3])
+            pick = self.rng.choice(hints[:self.level.slip_among])
         self.last_reason = pick.reason
         return pick.move
+
+
+def clear_gain(results: list[float], base: list[float], margin: float) -> float:
+    """How much more often an alternative won than the base choice, paired deal by deal;
+    0 unless the gain is at least ``margin`` and well beyond the luck of the deals (2.5
+    standard errors)."""
+    n = len(base)
+    if n < 2:
+        return 0.0
+    diffs = [a - b for a, b in zip(results, base)]
+    gain = sum(diffs) / n
+    spread = math.sqrt(sum((d - gain) ** 2 for d in diffs) / (n - 1) / n)
+    return gain if gain >= margin and gain > 2.5 * spread else 0.0
 
 
 def open_fours(game: Game, geo: Geometry, team: int) -> dict[int, tuple[int, ...]]:

@@ -18,8 +18,9 @@ import copy
 import random
 from collections import Counter
 from collections.abc import Callable
+from typing import ClassVar
 
-from ..search import LEVELS
+from ..search import LEVELS, clear_gain
 from .cards import COLOUR_NAMES, card_name, colour
 from .game import Action, Pending, Pile, StacksGame
 from .players import GreedyStacksPlayer
@@ -144,7 +145,7 @@ class StacksSearchPlayer:
     #: other plays looked at besides the rules' choice
     ALTERNATIVES = 3
     #: how much more often (a share of the deals) another action must win to be chosen
-    MARGIN = 0.15
+    MARGIN = 0.1
 
     def __init__(self, level: str = "hard", seed: int | random.Random = 0,
                  budget: float | None = None, clock: Callable[[], float] | None = None,
@@ -180,9 +181,10 @@ class StacksSearchPlayer:
                 out.append(a)
         return out
 
-    def _search(self, game: StacksGame, me: int, options: list, apply) -> list[float]:
-        """Wins of ``me`` per option over shared deals; ``apply(g, option)`` plays one."""
-        wins = [0.0] * len(options)
+    def _search(self, game: StacksGame, me: int, options: list, apply) -> list[list[float]]:
+        """Per option, ``me``'s result in each deal (1 a win, 0 a loss, a share of a
+        drawn game); every option plays in the same deals; ``apply(g, option)`` plays it."""
+        results: list[list[float]] = [[] for _ in options]
         start = self.clock() if self.clock else 0.0
         for _ in range(self.deals):
             world = determinize(game, me, self.rng)
@@ -192,13 +194,24 @@ class StacksSearchPlayer:
                 apply(g, opt)
                 pl = [GreedyStacksPlayer(random.Random(seed + q)) for q in range(g.n)]
                 _playout(g, pl)
-                wins[i] += 1.0 if g.winner == me else (0.5 / g.n if g.winner is None else 0.0)
+                results[i].append(1.0 if g.winner == me else
+                                  (1.0 / g.n if g.winner is None else 0.0))
             if self.clock and self.clock() - start >= self.budget:
                 break
-        return wins
+        return results
+
+    def _pick(self, results: list[list[float]]) -> int:
+        """The first option (the rules' choice) unless another wins clearly more often."""
+        best, best_gain = 0, 0.0
+        for i in range(1, len(results)):
+            gain = clear_gain(results[i], results[0], self.MARGIN)
+            if gain > best_gain:
+                best, best_gain = i, gain
+        return best
 
     def analyse(self, game: StacksGame) -> list[tuple[Action, float, str]]:
-        """Every candidate action of the player to move, best first, with its reason."""
+        """The candidate actions of the player to move, the one to play first, with the
+        share of the deals each won and its reason."""
         me = game.current
         cands = self._candidates(game)
         if len(cands) == 1:
@@ -210,13 +223,11 @@ class StacksSearchPlayer:
                 chips[colour(a.card)] += 1
                 if game.wins(chips) and game.supply[colour(a.card)]:
                     return [(a, 1.0, reason(game, a))]
-        wins = self._search(game, me, cands, lambda g, a: g.apply(a))
-        total = max(1, self.deals)
-        # the rules' choice stands unless another wins clearly more often in the deals
-        bar = wins[0] + self.MARGIN * total
-        ranked = sorted(zip(cands, wins), key=lambda x: -(x[1] if x[1] > bar or x[0] is cands[0]
-                                                          else x[1] - total))
-        return [(a, w / total, reason(game, a)) for a, w in ranked]
+        results = self._search(game, me, cands, lambda g, a: g.apply(a))
+        best = self._pick(results)
+        order = [best] + [i for i in range(len(cands)) if i != best]
+        return [(cands[i], sum(results[i]) / max(1, len(results[i])), reason(game, cands[i]))
+                for i in order]
 
     def choose(self, game: StacksGame) -> Action:
         ranked = self.analyse(game)
@@ -241,10 +252,13 @@ class StacksSearchPlayer:
                 g.apply(Action("block", "BL", player=me))
             else:
                 g.resolve()
+        # the rules' answer stands unless the other wins clearly more often in the deals;
         # the other seats' Block decisions after ours are left to the playout
-        wins = self._search(game, me, [True, False], apply)
-        self.last_reason = ("blocks the SEQUENCE" if wins[0] > wins[1]
+        rules = GreedyStacksPlayer(random.Random(0)).block(game, me)
+        results = self._search(game, me, [rules, not rules], apply)
+        do = rules if self._pick(results) == 0 else not rules
+        self.last_reason = ("blocks the SEQUENCE" if do
                             else "keeps Block for a SEQUENCE that matters more")
-        return wins[0] > wins[1]
+        return do
 
 

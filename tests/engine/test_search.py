@@ -34,8 +34,8 @@ def test_takes_the_winning_move_before_blocking():
 def test_blocks_an_open_four(level):
     g = game_with(BLOCKED_FOUR, hand=["4H", *FILLER])
     p = SearchPlayer(level, 2)
-    if level == "easy":                     # easy slips now and then, but never here
-        p.rng = random.Random(99)
+    if level == "easy":                     # easy slips at random, half the time
+        p.rng = random.Random(2)         # its first draw (0.96) does not slip
     move = p.choose(g)
     assert move == Move("place", "4H", sp("f5"))
     assert p.last_reason.startswith("blocks green's four on row 5")

@@ -1,4 +1,4 @@
-"""Fit the search players' evaluation: ``python -m engine.fit``.
+"""Fit the search players' evaluation: ``python -m seqboard.fitting``.
 
 Plays seeded games of the board editions with the rules-of-thumb policy (now and then
 one of its next-best moves, so that the positions are varied), records the features of
@@ -9,7 +9,7 @@ and fits a logistic regression to it. The weights are written to
 
 Example::
 
-    python -m engine.fit --games 3000 --jobs 2
+    python -m seqboard.fitting --games 3000 --jobs 2
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
-from .game import Game
-from .search import (
+import engine
+from engine.game import Game
+from engine.search import (
     FEATURES,
     Holding,
     geometry,
@@ -35,7 +36,7 @@ from .search import (
     unseen_cards,
 )
 
-OUT = Path(__file__).resolve().parent / "data" / "search-weights.json"
+OUT = Path(engine.__file__).resolve().parent / "data" / "search-weights.json"
 #: (edition, players) mixed into the data, with their share of the games
 SETUPS = (("classic", 2, 6), ("classic", 3, 1), ("classic", 4, 1), ("travel", 2, 1),
           ("jewish", 2, 1))
@@ -48,7 +49,7 @@ def game_rows(seed: int) -> list[tuple[list[float], float]]:
     rng = random.Random(seed)
     searcher = None
     if POLICY["kind"] == "search":
-        from .search import SearchPlayer
+        from engine.search import SearchPlayer
         searcher = SearchPlayer("medium", seed, deals=0)
     pool = [(e, n) for e, n, share in SETUPS for _ in range(share)]
     edition, n = pool[seed % len(pool)]
@@ -104,7 +105,7 @@ def fit(X, y, l2: float = 1.0, steps: int = 30):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m engine.fit", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m seqboard.fitting", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=3000, help="games to play (default 3000)")
     ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
@@ -113,8 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policy", choices=("rules", "search"), default="rules",
                     help="who plays the games: the rules of thumb, or the one-ply search "
                          "with the current weights (one round of policy iteration)")
+    ap.add_argument("--start", type=Path,
+                    help="the weights the one-ply search plays with (default the shipped ones)")
     args = ap.parse_args(argv)
     POLICY["kind"] = args.policy
+    if args.start is not None:
+        import engine.search
+        try:
+            engine.search.WEIGHTS[:] = engine.search.weights_from(args.start.read_text("utf-8"))
+        except (OSError, ValueError, KeyError) as exc:
+            ap.error(f"{args.start}: not a weights file ({exc})")
     rows = []
     seeds = range(args.seed, args.seed + args.games)
     with Pool(args.jobs) as pool:
@@ -127,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     w, loss = fit([x for x, _ in rows], [y for _, y in rows])
     names = [f"own_{n}" for n in FEATURES] + [f"other_{n}" for n in FEATURES]
     data = {"about": "log-odds of winning for the team that just moved; fitted by "
-                     "python -m engine.fit", "games": args.games, "positions": len(rows),
+                     "python -m seqboard.fitting", "games": args.games, "positions": len(rows),
             "log_loss": round(float(loss), 5),
             "weights": {n: round(float(v), 6) for n, v in zip(names, w[:-1])},
             "bias": round(float(w[-1]), 6)}
