@@ -112,6 +112,9 @@ BLOCK = (0.5, 3.0, 15.0, 400.0, 2000.0, 2000.0)
 WILD_COST = 60.0
 REMOVE_COST = 80.0
 WIN = 1e6
+#: A play-out that has not ended after this many moves counts as a draw (chips removed
+#: and put back could, in principle, go on for ever).
+PLAYOUT_PLIES = 600
 
 
 def place_score(game: Game, geo: Geometry, s: int, team: int) -> float:
@@ -785,7 +788,9 @@ class SearchPlayer:
             for i, h in enumerate(cands):
                 g = world.clone(random.Random(seed))
                 g.push(h.move)
-                while not g.over:
+                for _ in range(PLAYOUT_PLIES):
+                    if g.over:
+                        break
                     g.push(policy_move(g, geo))
                 results[i].append(0.5 if g.winner is None else float(g.winner == team))
             if self.clock and self.clock() - start >= self.budget:

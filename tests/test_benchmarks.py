@@ -23,6 +23,9 @@ CASES = {
                    "by_condition"]),
     "dashboard.py": (["--clients", "3", "--moves", "4", "--tick", "0.01"],
                      ["dashboard_latency_ms_p95", "dashboard_loop_slowdown"]),
+    "players.py": (["--games", "2", "--jobs", "1"],
+                   ["hard_vs_greedy_win_rate", "medium_vs_greedy_win_rate",
+                    "hard_ms_per_move_median", "stacks_hard_vs_greedy_win_rate"]),
 }
 
 
