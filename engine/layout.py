@@ -92,6 +92,10 @@ class Layout:
 
     def lines(self, min_length: int) -> list[tuple[int, ...]]:
         """Every maximal straight line (row, column, diagonal) at least ``min_length`` long."""
+        return [line for _, line in self.directed_lines(min_length)]
+
+    def directed_lines(self, min_length: int) -> list[tuple[int, tuple[int, ...]]]:
+        """The same lines, each with the index of its direction in DIRECTIONS."""
         result = []
         for d, (fwd, back) in enumerate(self.steps()):
             for i in range(self.size):
@@ -102,7 +106,7 @@ class Layout:
                     line.append(j)
                     j = fwd[j]
                 if len(line) >= min_length:
-                    result.append(tuple(line))
+                    result.append((d, tuple(line)))
         return result
 
     def to_text(self) -> str:

@@ -71,29 +71,20 @@ class Geometry:
         self.by_cell: list[list[int]] = [[] for _ in range(layout.size)]
         self.lines: list[tuple[int, ...]] = []
         self.line_windows: list[list[int]] = []
-        for d, (fwd, back) in enumerate(layout.steps()):
-            for i in range(layout.size):
-                if back[i] != -1:
-                    continue
-                line, j = [], i
-                while j != -1:
-                    line.append(j)
-                    j = fwd[j]
-                if len(line) < k:
-                    continue
-                li = len(self.lines)
-                self.lines.append(tuple(line))
-                ids = []
-                for start in range(len(line) - k + 1):
-                    w = tuple(line[start:start + k])
-                    wi = len(self.windows)
-                    self.windows.append(w)
-                    self.window_dir.append(d)
-                    self.window_line.append(li)
-                    ids.append(wi)
-                    for c in w:
-                        self.by_cell[c].append(wi)
-                self.line_windows.append(ids)
+        for d, line in layout.directed_lines(k):
+            li = len(self.lines)
+            self.lines.append(line)
+            ids = []
+            for start in range(len(line) - k + 1):
+                w = line[start:start + k]
+                wi = len(self.windows)
+                self.windows.append(w)
+                self.window_dir.append(d)
+                self.window_line.append(li)
+                ids.append(wi)
+                for c in w:
+                    self.by_cell[c].append(wi)
+            self.line_windows.append(ids)
 
 
 def geometry(game: Game) -> Geometry:
@@ -245,17 +236,9 @@ class Holding:
 
     @classmethod
     def known(cls, game: Game, team: int) -> Holding:
-        p: dict[str, float] = {}
-        wilds = removes = 0
-        for pl in range(team, game.n_players, game.n_teams):
-            for card in game.hands[pl]:
-                if card in game._wild:
-                    wilds += 1
-                elif card in game._remove:
-                    removes += 1
-                else:
-                    p[card] = 1.0
-        return cls(p, wilds, removes)
+        """Every hand of ``team`` seen (a dealt world)."""
+        return cls.known_hand(game, [card for pl in range(team, game.n_players, game.n_teams)
+                                     for card in game.hands[pl]])
 
     @classmethod
     def belief(cls, game: Game, team: int, seat: int, unseen: Counter,
@@ -294,6 +277,7 @@ class Holding:
 
     @classmethod
     def known_hand(cls, game: Game, hand: list[str]) -> Holding:
+        """The cards of ``hand``, held for sure."""
         p: dict[str, float] = {}
         wilds = removes = 0
         for card in hand:

@@ -219,7 +219,8 @@ class StacksGame:
             out.append(-1)
         return out
 
-    def _chip_steal_wins(self, p: int, c: str) -> bool:
+    def wins_with(self, p: int, c: str) -> bool:
+        """Whether one more chip of colour ``c`` would win the game for player ``p``."""
         chips = dict(self.chips[p])
         chips[c] += 1
         return self.wins(chips)
@@ -247,7 +248,7 @@ class StacksGame:
                     continue
                 for c in COLOURS:
                     if self.chips[t][c] and (self.options.steal_chip_may_win
-                                             or not self._chip_steal_wins(p, c)):
+                                             or not self.wins_with(p, c)):
                         out.append(Action("special", card, src, target=t, choice=c))
         return out
 
@@ -354,7 +355,7 @@ class StacksGame:
                         return "Steal a Chip names the colour: R or B"
                     if not self.chips[t][a.choice]:
                         return f"{self.name(t)} has no {COLOUR_NAMES[a.choice]} chip"
-                    if not self.options.steal_chip_may_win and self._chip_steal_wins(p, a.choice):
+                    if not self.options.steal_chip_may_win and self.wins_with(p, a.choice):
                         return "Steal a Chip cannot be used to win the game"
             return None
         return f"unknown action {a.kind!r}"

@@ -219,9 +219,8 @@ class StacksSearchPlayer:
         # a winning chip is never left on the table
         for a in cands:
             if a.kind == "play" and a.pile != -1 and game.piles[a.pile].height == 4:
-                chips = dict(game.chips[me])
-                chips[colour(a.card)] += 1
-                if game.wins(chips) and game.supply[colour(a.card)]:
+                c = colour(a.card)
+                if game.wins_with(me, c) and game.supply[c]:
                     return [(a, 1.0, reason(game, a))]
         results = self._search(game, me, cands, lambda g, a: g.apply(a))
         best = self._pick(results)
@@ -241,9 +240,7 @@ class StacksSearchPlayer:
         pend = game.pending
         if pend is None:
             return False
-        them = dict(game.chips[pend.player])
-        them[pend.pile.colour] += 1
-        if game.wins(them) and game.supply[pend.pile.colour]:
+        if game.wins_with(pend.player, pend.pile.colour) and game.supply[pend.pile.colour]:
             self.last_reason = "blocks the SEQUENCE that would win the game"
             return True
 
