@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import random
 
-from .board import EMPTY, FREE
+from .board import EMPTY
 from .game import Game
 from .moves import Move
+from .search import SearchPlayer, geometry, ranked_moves
 
 
 class RandomPlayer:
@@ -64,10 +65,6 @@ class GreedyPlayer:
     """
 
     name = "greedy"
-    BUILD = (1.0, 4.0, 20.0, 120.0, 1000.0, 1000.0)
-    BLOCK = (0.5, 3.0, 15.0, 400.0, 2000.0, 2000.0)
-    WILD_COST = 60.0
-    REMOVE_COST = 80.0
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random(0)
@@ -85,78 +82,11 @@ class GreedyPlayer:
         top = [m for s, m in scored if s >= best - 1e-9]
         return top[0] if len(top) == 1 else self.rng.choice(top)
 
-    def ranked(self, game: Game) -> list[tuple[float, Move]]:
-        """Every placement and removal with its score, best first."""
-        team = game.team
-        out: list[tuple[float, Move]] = []
-        seen: set[str] = set()
-        wild_targets: list[tuple[float, int]] | None = None
-        for card in game.hands[game.current]:
-            if card in seen:
-                continue
-            seen.add(card)
-            if card in game._wild:
-                if wild_targets is None:
-                    wild_targets = [(self.place_score(game, s, team), s)
-                                    for s in game.targets(card, team)]
-                out.extend((sc - self.WILD_COST, Move("place", card, s)) for sc, s in wild_targets)
-            elif card in game._remove:
-                out.extend((self.remove_score(game, s, team) - self.REMOVE_COST,
-                            Move("remove", card, s)) for s in game.targets(card, team))
-            else:
-                out.extend((self.place_score(game, s, team), Move("place", card, s))
-                           for s in game.targets(card, team))
-        out.sort(key=lambda x: -x[0])
-        return out
-
-    def windows(self, game: Game, s: int):
-        """Yield the cell lists of every window of sequence length through ``s``."""
-        k = game.board.k
-        for fwd, back in game.board._steps:
-            line = [s]
-            j = back[s]
-            while j != -1 and len(line) < k:
-                line.insert(0, j)
-                j = back[j]
-            pos = len(line) - 1
-            j = fwd[s]
-            while j != -1 and len(line) - pos - 1 < k - 1:
-                line.append(j)
-                j = fwd[j]
-            for start in range(0, len(line) - k + 1):
-                yield line[start:start + k]
-
-    def place_score(self, game: Game, s: int, team: int) -> float:
-        cells = game.board.cells
-        own = team + 1
-        score = 0.0
-        for w in self.windows(game, s):
-            counts: dict[int, int] = {}
-            for c in w:
-                v = cells[c]
-                if v != EMPTY and v != FREE:
-                    counts[v] = counts.get(v, 0) + 1
-            free = sum(1 for c in w if cells[c] == FREE)
-            if not counts or list(counts) == [own]:
-                score += self.BUILD[counts.get(own, 0) + free]
-            if len(counts) == 1 and own not in counts:
-                score += self.BLOCK[next(iter(counts.values())) + free]
-        gained = game.board._delta(s, own)
-        if gained:
-            score += 10000.0 * gained
-            if game.board.counts[team] + gained >= game.to_win:
-                score += 1e6
-        return score
-
-    def remove_score(self, game: Game, s: int, team: int) -> float:
-        cells = game.board.cells
-        victim = cells[s]
-        score = 0.0
-        for w in self.windows(game, s):
-            vals = [cells[c] for c in w if cells[c] not in (EMPTY, FREE)]
-            if vals and all(v == victim for v in vals):
-                score += self.BLOCK[min(len(vals) + sum(1 for c in w if cells[c] == FREE), 5)]
-        return score
+    @staticmethod
+    def ranked(game: Game) -> list[tuple[float, Move]]:
+        """Every placement and removal with its score, best first (the weights and the
+        windows are :mod:`engine.search`'s rules of thumb)."""
+        return ranked_moves(game, geometry(game))
 
 
 PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
@@ -170,7 +100,6 @@ def make_player(kind: str, rng: random.Random | None = None, *, budget: float | 
     """A player by name: ``random``, ``greedy`` or a search level (``easy``, ``medium``,
     ``hard``; ``budget`` seconds a move, used with a ``clock`` such as time.monotonic)."""
     if kind in LEVEL_NAMES:
-        from .search import SearchPlayer
         return SearchPlayer(kind, rng or random.Random(0), budget=budget, clock=clock)
     try:
         return PLAYERS[kind](rng)

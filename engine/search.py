@@ -42,7 +42,8 @@ class Level:
     candidates: int
     #: dealt worlds in which the best few are played out to the end (0: none)
     deals: int
-    #: seconds a move at most, when the caller passes a clock
+    #: seconds the play-outs may take at most, when the caller passes a clock (the one-ply
+    #: ranking always completes: a few milliseconds)
     seconds: float
     #: how often a move is picked at random among the best ``slip_among`` (a kinder opponent)
     slip: float = 0.0
@@ -54,8 +55,8 @@ class Level:
 
 
 LEVELS = {
-    "easy": Level("easy", 6, 0, 0.2, slip=0.5, slip_among=6),
-    "medium": Level("medium", 12, 0, 0.5),
+    "easy": Level("easy", 6, 0, 0.0, slip=0.5, slip_among=6),
+    "medium": Level("medium", 12, 0, 0.0),
     "hard": Level("hard", 12, 24, 1.0),
 }
 
@@ -162,10 +163,10 @@ def remove_score(game: Game, geo: Geometry, s: int) -> float:
     return score
 
 
-def ranked_moves(game: Game, geo: Geometry) -> list[tuple[float, Move]]:
-    """Every placement and removal of the player to move, scored by rules of thumb."""
+def _scored(game: Game, geo: Geometry):
+    """Every placement and removal of the player to move as (score, action, card, space),
+    in hand order; a wild jack's targets are scored once."""
     team = game.team
-    out: list[tuple[float, Move]] = []
     seen: set[str] = set()
     wild_scores = None
     for card in game.hands[game.current]:
@@ -174,53 +175,38 @@ def ranked_moves(game: Game, geo: Geometry) -> list[tuple[float, Move]]:
         seen.add(card)
         if card in game._wild:
             if wild_scores is None:
-                wild_scores = [(place_score(game, geo, s, team), s) for s in game.targets(card, team)]
-            out.extend((sc - WILD_COST, Move("place", card, s)) for sc, s in wild_scores)
+                wild_scores = [(place_score(game, geo, s, team) - WILD_COST, s)
+                               for s in game.targets(card, team)]
+            for sc, s in wild_scores:
+                yield sc, "place", card, s
         elif card in game._remove:
-            out.extend((remove_score(game, geo, s) - REMOVE_COST, Move("remove", card, s))
-                       for s in game.targets(card, team))
+            for s in game.targets(card, team):
+                yield remove_score(game, geo, s) - REMOVE_COST, "remove", card, s
         else:
-            out.extend((place_score(game, geo, s, team), Move("place", card, s))
-                       for s in game.targets(card, team))
+            for s in game.targets(card, team):
+                yield place_score(game, geo, s, team), "place", card, s
+
+
+def ranked_moves(game: Game, geo: Geometry) -> list[tuple[float, Move]]:
+    """Every placement and removal of the player to move, scored by the rules of thumb
+    (the greedy player's), best first; ties keep hand order."""
+    out = [(sc, Move(a, card, s)) for sc, a, card, s in _scored(game, geo)]
     out.sort(key=lambda x: -x[0])
     return out
 
 
 def policy_move(game: Game, geo: Geometry) -> Move:
-    """The rollout policy: a dead card first, else the best-scored move (first of ties)."""
-    hand = game.hands[game.current]
+    """The play-out policy: a dead card first, else the first best-scored move."""
     if not game.dead_traded:
-        for card in hand:
+        for card in game.hands[game.current]:
             if game.is_dead(card):
                 return Move("dead", card)
     best = None
     best_s = -1e18
-    team = game.team
-    seen: set[str] = set()
-    wild_done = False
-    for card in hand:
-        if card in seen:
-            continue
-        seen.add(card)
-        if card in game._wild:
-            if wild_done:
-                continue
-            wild_done = True
-            for s in game.targets(card, team):
-                sc = place_score(game, geo, s, team) - WILD_COST
-                if sc > best_s:
-                    best, best_s = Move("place", card, s), sc
-        elif card in game._remove:
-            for s in game.targets(card, team):
-                sc = remove_score(game, geo, s) - REMOVE_COST
-                if sc > best_s:
-                    best, best_s = Move("remove", card, s), sc
-        else:
-            for s in game.targets(card, team):
-                sc = place_score(game, geo, s, team)
-                if sc > best_s:
-                    best, best_s = Move("place", card, s), sc
-    return best or Move("pass")
+    for sc, a, card, s in _scored(game, geo):
+        if sc > best_s:
+            best, best_s = (a, card, s), sc
+    return Move(*best) if best else Move("pass")
 
 
 # --- the evaluation -------------------------------------------------------------------
@@ -566,7 +552,7 @@ def seat_view(referee, seat: int, hand: list[str], played: list[str] = (),
                                                 if m.action == "place" else remover))
     g.deck = list(deck) if deck is not None else []
     g.turn = len(r.moves)
-    g.history = [(q, m) for q, m in r.moves]
+    g.history = list(r.moves)
     return g
 
 

@@ -80,7 +80,7 @@ def _hint(session: Session, words: list[str], out) -> None:
     """Hints from the cards typed after ``h`` (none: the engine's own hand, in the demo)."""
     from engine.errors import EngineError
     try:
-        session.hint(session.parse_hand(words) if words else None)
+        session.hint(session.hint_hand(words))
     except EngineError as exc:
         print(f"hint: {exc}", file=out, flush=True)
 

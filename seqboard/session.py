@@ -199,14 +199,13 @@ class Session:
         self._log_line("dead_card", text)
         self._emit(Event("dead_card", None, text))
 
-    def parse_hand(self, text: str | list[str]) -> list[str]:
+    def parse_hand(self, words: list[str]) -> list[str]:
         """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),
         checked against the edition's deck; EngineError names the one at fault."""
         from engine.cards import CardError, parse_card
         from engine.errors import EngineError
         ed = self.referee.edition
         deck = set(ed.deck())
-        words = text.replace(",", " ").split() if isinstance(text, str) else list(text)
         cards = []
         for w in words:
             card = w.upper() if w.upper() in deck else w
@@ -221,6 +220,17 @@ class Session:
             raise EngineError(f"a hand holds 1 to {size} cards, not {len(cards)}")
         return cards
 
+    def hint_hand(self, text: str | list[str]) -> list[str] | None:
+        """The cards a hint request names; None (the engine's own hand) when nothing is
+        typed in a game the engine deals. EngineError says what is wrong."""
+        words = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+        if words:
+            return self.parse_hand(words)
+        if self.game is None:
+            from engine.errors import EngineError
+            raise EngineError("say which cards you hold, e.g. 5H 10D JS")
+        return None
+
     def hint(self, cards: list[str] | None = None, n: int = 3, clock=None) -> list[dict]:
         """The best moves for the player to move, ranked, each with its reason: from the
         ``cards`` they hold (the Pi cannot see real cards), or from the engine's own game
@@ -230,12 +240,8 @@ class Session:
         from engine.search import SearchPlayer, seat_view
         r = self.referee
         if cards is None:
-            if self.game is None:
-                from engine.errors import EngineError
-                raise EngineError("say which cards you hold, e.g. h 5H 10D JS")
-            view = self.game
-        else:
-            view = seat_view(r, r.current, cards)
+            cards = self.hint_hand([])
+        view = self.game if cards is None else seat_view(r, r.current, cards)
         player = SearchPlayer("hard", len(r.moves), clock=clock or time.monotonic)
         ranked = player.analyse(view)[:n]
         who = COLOUR_NAMES[r.colours[r.team]]

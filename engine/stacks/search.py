@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import ClassVar
 
-from ..search import LEVELS, clear_gain
+from ..search import clear_gain
 from .cards import COLOUR_NAMES, card_name, colour
 from .game import Action, Pending, Pile, StacksGame
 from .players import GreedyStacksPlayer
@@ -140,8 +140,10 @@ class StacksSearchPlayer:
     """SEQUENCE STACKS computer player: ``level`` easy/medium/hard, ``seed``, ``budget``
     seconds per decision with a ``clock`` (see :class:`engine.search.SearchPlayer`)."""
 
-    #: rollouts per candidate at each level
-    DEALS: ClassVar[dict[str, int]] = {"easy": 2, "medium": 6, "hard": 14}
+    #: per level: deals, seconds a decision at most (with a clock), how often it picks at
+    #: random among its best three
+    LEVELS: ClassVar[dict[str, tuple[int, float, float]]] = {
+        "easy": (2, 0.2, 0.5), "medium": (6, 0.5, 0.0), "hard": (14, 1.0, 0.0)}
     #: other plays looked at besides the rules' choice
     ALTERNATIVES = 3
     #: how much more often (a share of the deals) another action must win to be chosen
@@ -150,14 +152,14 @@ class StacksSearchPlayer:
     def __init__(self, level: str = "hard", seed: int | random.Random = 0,
                  budget: float | None = None, clock: Callable[[], float] | None = None,
                  deals: int | None = None) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r} (known: {', '.join(LEVELS)})")
+        if level not in self.LEVELS:
+            raise ValueError(f"unknown level {level!r} (known: {', '.join(self.LEVELS)})")
         self.name = level
-        self.level = LEVELS[level]
+        deals_, seconds, self.slip = self.LEVELS[level]
         self.rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-        self.budget = self.level.seconds if budget is None else budget
+        self.budget = seconds if budget is None else budget
         self.clock = clock
-        self.deals = self.DEALS[level] if deals is None else deals
+        self.deals = deals_ if deals is None else deals
         self.greedy = GreedyStacksPlayer(random.Random(self.rng.random()))
         self.last_reason = ""
 
@@ -231,7 +233,7 @@ class StacksSearchPlayer:
     def choose(self, game: StacksGame) -> Action:
         ranked = self.analyse(game)
         pick = ranked[0]
-        if self.level.slip and len(ranked) > 1 and self.rng.random() < self.level.slip:
+        if self.slip and len(ranked) > 1 and self.rng.random() < self.slip:
             pick = self.rng.choice(ranked[:3])
         self.last_reason = pick[2]
         return pick[0]
@@ -251,7 +253,7 @@ class StacksSearchPlayer:
                 g.resolve()
         # the rules' answer stands unless the other wins clearly more often in the deals;
         # the other seats' Block decisions after ours are left to the playout
-        rules = GreedyStacksPlayer(random.Random(0)).block(game, me)
+        rules = self.greedy.block(game, me)
         results = self._search(game, me, [rules, not rules], apply)
         do = rules if self._pick(results) == 0 else not rules
         self.last_reason = ("blocks the SEQUENCE" if do

@@ -244,9 +244,7 @@ class Dashboard:
             if not isinstance(text, str):
                 return error(400, "cards: a text like \"5H 10D JS\"")
             try:
-                cards = s.parse_hand(text) if text.strip() else None
-                if cards is None and s.game is None:
-                    raise EngineError("say which cards you hold, e.g. 5H 10D JS")
+                cards = s.hint_hand(text)
             except EngineError as exc:
                 return error(400, str(exc))
             dash.commands.call(lambda: s.hint(cards))

@@ -85,8 +85,7 @@ def test_the_pi_says_why_it_plays_its_move(tmp_path):
     source = DirectSource(table, settle=0.2)
     lay = session.referee.layout
     now = 0.0
-    for name in ("b2",):
-        table.set(lay.parse_space(name), SpaceState.BLUE)
+    table.set(lay.parse_space("b2"), SpaceState.BLUE)          # a person plays first
     for _ in range(5):
         now += 0.1
         pi.step(now)

@@ -72,14 +72,13 @@ def test_the_same_move_whatever_the_hidden_hand_holds(level):
     (and the deck another order) does not change the move for the same seed."""
     for seed in (11, 12, 13):
         g = midgame(seed)
-        me, them = g.current, 1 - g.current
+        them = 1 - g.current
         first = SearchPlayer(level, seed).choose(g)
         pool = g.hands[them] + g.deck
         random.Random(seed + 100).shuffle(pool)
         assert sorted(pool[:len(g.hands[them])]) != sorted(g.hands[them])
         g.hands[them], g.deck = pool[:len(g.hands[them])], pool[len(g.hands[them]):]
         assert SearchPlayer(level, seed).choose(g) == first, (level, seed)
-        assert g.hands[me]                                       # own hand untouched
 
 
 #: 1080 seeded games in all (the hard level plays 400 more in benchmarks/players.py)
