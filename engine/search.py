@@ -228,10 +228,12 @@ class Holding:
 
     @classmethod
     def belief(cls, game: Game, team: int, seat: int, unseen: Counter,
-               lacks: dict[int, set[str]] | None = None) -> Holding:
+               lacks: dict[int, dict[str, int]] | None = None) -> Holding:
         """For the hands ``seat`` cannot see: chances from the unseen cards (its own hand
         is known exactly). ``lacks[player]`` names cards (and ``*wild``, ``*remove``) that
-        player showed it did not hold at its last move; it has drawn one card since."""
+        player showed it did not hold, each with the number of cards it has drawn since
+        (see :func:`shown_lacks`): such a card is only as likely as those draws make it,
+        and the cards it may have held all along share the rest of its hand."""
         own = cls.known_hand(game, game.hands[seat]) if seat % game.n_teams == team else None
         total = sum(unseen.values())
         miss: dict[str, float] = {}
@@ -241,18 +243,16 @@ class Holding:
                 h = len(game.hands[pl])
                 if pl == seat or not h:
                     continue
-                lack = lacks.get(pl, ()) if lacks else ()
-                share = h / total
-                fresh = min(h, 1) / total
+                q_of = copy_chances(game, pl, unseen, lacks)
                 for card, u in unseen.items():
                     if u <= 0:
                         continue
+                    q = q_of[card]
                     if card in game._wild:
-                        wilds += u * (fresh if "*wild" in lack else share)
+                        wilds += u * q
                     elif card in game._remove:
-                        removes += u * (fresh if "*remove" in lack else share)
+                        removes += u * q
                     else:
-                        q = fresh if card in lack else share
                         miss[card] = miss.get(card, 1.0) * (1.0 - q) ** u
         p = {card: 1.0 - m for card, m in miss.items()}
         if own is not None:
@@ -274,6 +274,34 @@ class Holding:
             else:
                 p[card] = 1.0
         return cls(p, wilds, removes)
+
+
+def copy_chances(game: Game, pl: int, unseen: Counter,
+                 lacks: dict[int, dict[str, int]] | None) -> dict[str, float]:
+    """The chance player ``pl`` holds one given unseen copy of each card: a card it showed
+    it lacked only as much as its draws since allow, the cards it may have held all along
+    sharing the rest of its hand (see :func:`shown_lacks`)."""
+    h = len(game.hands[pl])
+    total = sum(unseen.values())
+    lack = lacks.get(pl, {}) if lacks else {}
+    out: dict[str, float] = {}
+    kept = 0
+    rest = float(h)
+    for card, u in unseen.items():
+        if u <= 0:
+            continue
+        key = "*wild" if card in game._wild else "*remove" if card in game._remove else card
+        d = lack.get(key)
+        if d is None:
+            kept += u
+        else:
+            out[card] = min(d, h) / total
+            rest -= u * out[card]
+    share = min(1.0, max(rest, 0.0) / kept) if kept else 0.0
+    for card, u in unseen.items():
+        if u > 0 and card not in out:
+            out[card] = share
+    return out
 
 
 def _spent(game: Game, geo: Geometry, v: int) -> dict[int, set[int]]:
@@ -449,26 +477,39 @@ def spent_cards(game: Game) -> frozenset:
     return frozenset(c for c, n in left.items() if n <= 0 and c in game._spaces_of)
 
 
-def shown_lacks(game: Game, seat: int) -> dict[int, set[str]]:
-    """What each other player showed it lacked at its last move, from the public record:
-    a four of its own team left unfinished (it held no card for the gap, and no wild), and
-    a four of another team left unblocked (no card for the gap, and no jack at all).
+#: How many of each other player's past moves the search reads for what it lacked.
+LACKS_DEPTH = 6
+
+
+def shown_lacks(game: Game, seat: int, depth: int | None = None) -> dict[int, dict[str, int]]:
+    """What each other player showed it lacked, from the public record: per player, the
+    cards (and ``*wild``, ``*remove``) it did not hold at one of its last ``depth`` moves,
+    each with how many cards it has drawn since (1: it lacked it at its last move). It
+    lacked a card when it left a four of its own unfinished (no card for the gap, no
+    wild), left a four of the other team unblocked (no card for the gap, no jack at all),
+    or when the card would have made a clearly better move than the one it made.
     Read with two teams only (a removed chip's colour is then known)."""
     if game.n_teams != 2 or not game.history:
         return {}
+    depth = LACKS_DEPTH if depth is None else depth
     geo = geometry(game)
     g = game.clone()
     cells = g.board.cells
-    out: dict[int, set[str]] = {}
-    seen: set[int] = set()
+    out: dict[int, dict[str, int]] = {}
+    moves: dict[int, int] = {}
     for p, m in reversed(game.history):
         if m.action == "place":
             cells[m.space] = EMPTY
         elif m.action == "remove":
             cells[m.space] = 2 - p % 2     # the other team's chip
-        if p == seat or p in seen or m.action in ("dead", "pass"):
+        if p == seat or m.action in ("dead", "pass"):
             continue
-        seen.add(p)
+        k = moves.get(p, 0) + 1
+        if k > depth:
+            if all(moves.get(q, 0) >= depth for q in range(game.n_players) if q != seat):
+                break
+            continue
+        moves[p] = k
         team = p % 2
         if m.action == "place" and g.board._delta(m.space, team + 1) > 0:
             continue                        # it completed one: it may have held more
@@ -485,15 +526,15 @@ def shown_lacks(game: Game, seat: int) -> dict[int, set[str]]:
                 lack.update(g._symbols[gap] for gap in theirs)
         lack |= _better_cards(g, geo, p, m)
         if lack:
-            out[p] = lack
-        if len(seen) >= game.n_players - 1:
-            break
+            seen = out.setdefault(p, {})
+            for card in lack:
+                seen.setdefault(card, k)
     return out
 
 
 #: How much better (by the rules of thumb) a card's move must have been than the move a
 #: player made for the search to believe the player did not hold that card.
-BETTER_BY = 150.0
+BETTER_BY = 30.0
 
 
 def _better_cards(g: Game, geo: Geometry, p: int, m: Move) -> set[str]:
@@ -556,19 +597,34 @@ def seat_view(referee, seat: int, hand: list[str], played: list[str] = (),
     return g
 
 
-def determinize(game: Game, seat: int, rng: random.Random) -> Game:
-    """A world consistent with what ``seat`` knows: the unseen cards dealt at random."""
+def determinize(game: Game, seat: int, rng: random.Random,
+                lacks: dict[int, dict[str, int]] | None = None) -> Game:
+    """A world consistent with what ``seat`` knows: the unseen cards dealt at random, each
+    other hand drawn by the chances of :func:`copy_chances` (what its player showed it
+    lacked, ``lacks``), the rest left to the deck in a random order."""
     g = game.clone(random.Random(rng.random()))
-    unseen = unseen_cards(game, seat)
-    rng.shuffle(unseen)
-    k = 0
+    pool = unseen_cards(game, seat)
+    unseen = Counter(pool)
     for p in range(game.n_players):
         if p == seat:
             continue
-        n = len(game.hands[p])
-        g.hands[p] = unseen[k:k + n]
-        k += n
-    g.deck = unseen[k:]
+        n = min(len(game.hands[p]), len(pool))
+        q_of = copy_chances(game, p, unseen, lacks) if lacks and p in lacks else None
+        if q_of is None:
+            idx = rng.sample(range(len(pool)), n)
+        else:
+            weights = [q_of.get(c, 0.0) for c in pool]
+            idx = []
+            for _ in range(n):
+                i = rng.choices(range(len(pool)), weights)[0] if sum(weights) > 0 else \
+                    rng.choice([j for j in range(len(pool)) if j not in idx])
+                idx.append(i)
+                weights[i] = 0.0
+        g.hands[p] = [pool[i] for i in idx]
+        for i in sorted(idx, reverse=True):
+            pool.pop(i)
+    rng.shuffle(pool)
+    g.deck = pool
     return g
 
 
@@ -739,12 +795,13 @@ class SearchPlayer:
         out = [Hint(m, win_chance(sc), "") for sc, m in first[:k]]
         self.last_deals = 0
         if self.deals > 0 and len(out) > 1:
-            out = self._playouts(game, geo, out)
+            out = self._playouts(game, geo, out, lacks)
         for h in out:
             h.reason = explain(game, h.move)
         return out
 
-    def _playouts(self, game: Game, geo: Geometry, hints: list[Hint]) -> list[Hint]:
+    def _playouts(self, game: Game, geo: Geometry, hints: list[Hint],
+                  lacks: dict[int, dict[str, int]]) -> list[Hint]:
         """Play the best few on to the end in dealt worlds (shared by all of them); the
         evaluation's choice stands unless another wins clearly more often."""
         me = game.current
@@ -753,7 +810,7 @@ class SearchPlayer:
         results: list[list[float]] = [[] for _ in cands]
         start = self.clock() if self.clock else 0.0
         for _ in range(self.deals):
-            world = determinize(game, me, self.rng)
+            world = determinize(game, me, self.rng, lacks)
             seed = self.rng.random()
             for i, h in enumerate(cands):
                 g = world.clone(random.Random(seed))

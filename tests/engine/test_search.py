@@ -2,13 +2,22 @@
 what a seat cannot see, and able to say why."""
 
 import random
+from collections import Counter
 
 import pytest
 
 from engine.game import Game
 from engine.moves import Move
 from engine.players import RandomPlayer, make_player
-from engine.search import LEVELS, SearchPlayer, hints
+from engine.search import (
+    LEVELS,
+    Holding,
+    SearchPlayer,
+    copy_chances,
+    hints,
+    shown_lacks,
+    unseen_cards,
+)
 
 from .helpers import game_with, sp
 
@@ -79,6 +88,29 @@ def test_the_same_move_whatever_the_hidden_hand_holds(level):
         assert sorted(pool[:len(g.hands[them])]) != sorted(g.hands[them])
         g.hands[them], g.deck = pool[:len(g.hands[them])], pool[len(g.hands[them]):]
         assert SearchPlayer(level, seed).choose(g) == first, (level, seed)
+
+
+def test_reading_the_record_makes_the_cards_really_held_likelier():
+    """What the opponent passed up over its last moves says what it did not hold: with
+    the record read, the cards it really holds get a higher chance than without, and the
+    chances still add up to the size of its hand."""
+    with_record = without = 0.0
+    held = 0
+    for seed in range(20, 30):
+        g = midgame(seed, 30)
+        me, them = g.current, 1 - g.current
+        unseen = Counter(unseen_cards(g, me))
+        lacks = shown_lacks(g, me)
+        assert lacks.get(them), seed                # greedy passed something up
+        read = Holding.belief(g, them % 2, me, unseen, lacks)
+        blind = Holding.belief(g, them % 2, me, unseen, {})
+        real = [c for c in g.hands[them] if c in read.p]
+        with_record += sum(read.p[c] for c in real)
+        without += sum(blind.p[c] for c in real)
+        held += len(real)
+        chances = copy_chances(g, them, unseen, lacks)
+        assert sum(chances[c] * n for c, n in unseen.items()) == pytest.approx(len(g.hands[them]))
+    assert with_record / held > 1.1 * without / held
 
 
 #: 1080 seeded games in all (the hard level plays 400 more in benchmarks/players.py)
