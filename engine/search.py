@@ -481,9 +481,9 @@ def spent_cards(game: Game) -> frozenset:
 LACKS_DEPTH = 6
 
 
-def shown_lacks(game: Game, seat: int, depth: int | None = None) -> dict[int, dict[str, int]]:
+def shown_lacks(game: Game, seat: int) -> dict[int, dict[str, int]]:
     """What each other player showed it lacked, from the public record: per player, the
-    cards (and ``*wild``, ``*remove``) it did not hold at one of its last ``depth`` moves,
+    cards (and ``*wild``, ``*remove``) it did not hold at one of its last LACKS_DEPTH moves,
     each with how many cards it has drawn since (1: it lacked it at its last move). It
     lacked a card when it left a four of its own unfinished (no card for the gap, no
     wild), left a four of the other team unblocked (no card for the gap, no jack at all),
@@ -491,7 +491,6 @@ def shown_lacks(game: Game, seat: int, depth: int | None = None) -> dict[int, di
     Read with two teams only (a removed chip's colour is then known)."""
     if game.n_teams != 2 or not game.history:
         return {}
-    depth = LACKS_DEPTH if depth is None else depth
     geo = geometry(game)
     g = game.clone()
     cells = g.board.cells
@@ -505,8 +504,8 @@ def shown_lacks(game: Game, seat: int, depth: int | None = None) -> dict[int, di
         if p == seat or m.action in ("dead", "pass"):
             continue
         k = moves.get(p, 0) + 1
-        if k > depth:
-            if all(moves.get(q, 0) >= depth for q in range(game.n_players) if q != seat):
+        if k > LACKS_DEPTH:
+            if all(moves.get(q, 0) >= LACKS_DEPTH for q in range(game.n_players) if q != seat):
                 break
             continue
         moves[p] = k
@@ -612,14 +611,10 @@ def determinize(game: Game, seat: int, rng: random.Random,
         q_of = copy_chances(game, p, unseen, lacks) if lacks and p in lacks else None
         if q_of is None:
             idx = rng.sample(range(len(pool)), n)
-        else:
-            weights = [q_of.get(c, 0.0) for c in pool]
-            idx = []
-            for _ in range(n):
-                i = rng.choices(range(len(pool)), weights)[0] if sum(weights) > 0 else \
-                    rng.choice([j for j in range(len(pool)) if j not in idx])
-                idx.append(i)
-                weights[i] = 0.0
+        else:                               # weighted, without replacement (Efraimidis-Spirakis)
+            keys = [rng.random() ** (1.0 / q) if q > 0 else -1.0
+                    for q in (q_of.get(c, 0.0) for c in pool)]
+            idx = sorted(range(len(pool)), key=keys.__getitem__, reverse=True)[:n]
         g.hands[p] = [pool[i] for i in idx]
         for i in sorted(idx, reverse=True):
             pool.pop(i)
