@@ -525,9 +525,9 @@ def shown_lacks(game: Game, seat: int) -> dict[int, dict[str, int]]:
                 lack.update(g._symbols[gap] for gap in theirs)
         lack |= _better_cards(g, geo, p, m)
         if lack:
-            seen = out.setdefault(p, {})
+            since = out.setdefault(p, {})
             for card in lack:
-                seen.setdefault(card, k)
+                since.setdefault(card, k)
     return out
 
 
@@ -607,14 +607,10 @@ def determinize(game: Game, seat: int, rng: random.Random,
     for p in range(game.n_players):
         if p == seat:
             continue
-        n = min(len(game.hands[p]), len(pool))
-        q_of = copy_chances(game, p, unseen, lacks) if lacks and p in lacks else None
-        if q_of is None:
-            idx = rng.sample(range(len(pool)), n)
-        else:                               # weighted, without replacement (Efraimidis-Spirakis)
-            keys = [rng.random() ** (1.0 / q) if q > 0 else -1.0
-                    for q in (q_of.get(c, 0.0) for c in pool)]
-            idx = sorted(range(len(pool)), key=keys.__getitem__, reverse=True)[:n]
+        q_of = copy_chances(game, p, unseen, lacks)
+        # weighted, without replacement (Efraimidis-Spirakis keys; equal chances: uniform)
+        keys = [rng.random() ** (1.0 / q) if q > 0 else -1.0 for q in map(q_of.get, pool)]
+        idx = sorted(range(len(pool)), key=keys.__getitem__, reverse=True)[:len(game.hands[p])]
         g.hands[p] = [pool[i] for i in idx]
         for i in sorted(idx, reverse=True):
             pool.pop(i)
