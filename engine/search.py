@@ -418,11 +418,15 @@ def position_features(game: Game, geo: Geometry, team: int, holds: list[Holding]
     return mine + theirs
 
 
+#: The names of the evaluation's weights, in the order of position_features.
+WEIGHT_NAMES = tuple(f"own_{n}" for n in FEATURES) + tuple(f"other_{n}" for n in FEATURES)
+
+
 def weights_from(text: str) -> list[float]:
     """The evaluation's weights from the text of a weights file (search-weights.json)."""
     data = json.loads(text)
-    names = [f"own_{n}" for n in FEATURES] + [f"other_{n}" for n in FEATURES]
-    return [float(data["weights"].get(n, 0.0)) for n in names] + [float(data.get("bias", 0.0))]
+    return [float(data["weights"].get(n, 0.0)) for n in WEIGHT_NAMES] + \
+        [float(data.get("bias", 0.0))]
 
 
 def _load_weights() -> list[float]:

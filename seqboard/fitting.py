@@ -25,7 +25,7 @@ from pathlib import Path
 import engine
 from engine.game import Game
 from engine.search import (
-    FEATURES,
+    WEIGHT_NAMES,
     Holding,
     geometry,
     policy_move,
@@ -134,11 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                       flush=True)
     print(file=sys.stderr)
     w, loss = fit([x for x, _ in rows], [y for _, y in rows])
-    names = [f"own_{n}" for n in FEATURES] + [f"other_{n}" for n in FEATURES]
     data = {"about": "log-odds of winning for the team that just moved; fitted by "
                      "python -m seqboard.fitting", "games": args.games, "positions": len(rows),
             "log_loss": round(float(loss), 5),
-            "weights": {n: round(float(v), 6) for n, v in zip(names, w[:-1])},
+            "weights": {n: round(float(v), 6) for n, v in zip(WEIGHT_NAMES, w[:-1])},
             "bias": round(float(w[-1]), 6)}
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"fitted on {len(rows)} positions, log loss {loss:.4f}; wrote {args.out}")

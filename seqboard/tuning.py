@@ -38,14 +38,10 @@ SPREAD_STEP = 0.015
 GAIN = 4.0
 
 
-def names() -> list[str]:
-    return [f"own_{n}" for n in search.FEATURES] + [f"other_{n}" for n in search.FEATURES]
-
-
 def feature_spread(games: int = 20) -> list[float]:
     """For each feature, its mean spread (standard deviation) over the best 24 moves of a
     position, in greedy games (every third position)."""
-    spreads: list[list[float]] = [[] for _ in names()]
+    spreads: list[list[float]] = [[] for _ in search.WEIGHT_NAMES]
     for seed in range(games):
         g = Game("classic", 2, rng=random.Random(seed))
         players = [GreedyPlayer(random.Random(seed)), GreedyPlayer(random.Random(seed + 1))]
@@ -96,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT, help=f"where to write (default {OUT})")
     args = ap.parse_args(argv)
     try:
-        data = json.loads(args.start.read_text("utf-8"))
-        start = search.weights_from(json.dumps(data))
+        text = args.start.read_text("utf-8")
+        data = json.loads(text)
+        start = search.weights_from(text)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         ap.error(f"{args.start}: not a weights file ({exc})")
     theta, bias = start[:-1], start[-1]
@@ -122,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                      "python -m seqboard.fitting, then tuned for play by python -m seqboard.tuning")
     data["tuned"] = {"iterations": args.iterations, "games_per_side": args.games,
                      "first_seed": args.seed}
-    data["weights"] = {n: round(w, 6) for n, w in zip(names(), theta)}
+    data["weights"] = {n: round(w, 6) for n, w in zip(search.WEIGHT_NAMES, theta)}
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"tuned over {args.iterations} iterations; wrote {args.out}")
     return 0
