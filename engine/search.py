@@ -455,12 +455,36 @@ def evaluate(game: Game, geo: Geometry, team: int, holdings: list[Holding] | Non
         if game.winner is None:
             return 0.0
         return WIN if game.winner == team else -WIN
+    holds = holdings or [Holding.known(game, t) for t in range(game.n_teams)]
+    return logit(position_features(game, geo, team, holds, gone))
+
+
+def logit(features: list[float]) -> float:
+    """The evaluation of a position from its features (:func:`position_features`)."""
     if not WEIGHTS:
         WEIGHTS.extend(_load_weights())
-    holds = holdings or [Holding.known(game, t) for t in range(game.n_teams)]
-    x = position_features(game, geo, team, holds, gone)
     w = WEIGHTS
-    return sum(a * b for a, b in zip(x, w)) + w[-1]
+    return sum(a * b for a, b in zip(features, w)) + w[-1]
+
+
+def features_after(game: Game, geo: Geometry, moves: list[Move],
+                   lacks: dict[int, dict[str, int]]) -> list[tuple[Game, list[float]]]:
+    """Each move of the player to move played on a copy (no card drawn), with the features
+    of the position it leaves for the mover's team as the mover sees it: its own hand
+    exactly, the other hands by their chances (the unseen cards, and ``lacks``, what the
+    record shows they lacked: :func:`shown_lacks`). A copy may be over (a won game):
+    :func:`evaluate` scores it, not the features."""
+    me, team = game.current, game.team
+    unseen = Counter(unseen_cards(game, me))
+    gone = spent_cards(game)
+    holds = [Holding.belief(game, t, me, unseen, lacks) for t in range(game.n_teams)]
+    out: list[tuple[Game, list[float]]] = []
+    for m in moves:
+        g = game.clone()
+        g.push(m, draw=False)
+        holds[team] = Holding.belief(g, team, me, unseen, lacks)
+        out.append((g, position_features(g, geo, team, holds, gone)))
+    return out
 
 
 # --- what a seat knows ------------------------------------------------------------------
@@ -774,18 +798,11 @@ class SearchPlayer:
             m = ranked[0][1]
             return [Hint(m, WIN, explain(game, m))]
         # one ply: every move scored by the evaluation, other hands by their chances
-        unseen = Counter(unseen_cards(game, me))
-        gone = spent_cards(game)
         lacks = shown_lacks(game, me)
-        holds = [Holding.belief(game, t, me, unseen, lacks) for t in range(game.n_teams)]
         pool = forced_moves(game, ranked) or \
             _pick_candidates(game, ranked, max(24, candidates or self.level.candidates))
-        first = []
-        for m in pool:
-            g = game.clone()
-            g.push(m, draw=False)
-            holds[team] = Holding.belief(g, team, me, unseen, lacks)
-            first.append((evaluate(g, geo, team, holds, gone), m))
+        first = [(evaluate(g, geo, team) if g.over else logit(x), m)
+                 for (g, x), m in zip(features_after(game, geo, pool, lacks), pool)]
         first.sort(key=lambda x: -x[0])
         k = candidates or self.level.candidates
         out = [Hint(m, win_chance(sc), "") for sc, m in first[:k]]

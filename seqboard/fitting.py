@@ -18,7 +18,6 @@ import argparse
 import json
 import random
 import sys
-from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -26,14 +25,11 @@ import engine
 from engine.game import Game
 from engine.search import (
     WEIGHT_NAMES,
-    Holding,
+    features_after,
     geometry,
     policy_move,
-    position_features,
     ranked_moves,
     shown_lacks,
-    spent_cards,
-    unseen_cards,
 )
 
 OUT = Path(engine.__file__).resolve().parent / "data" / "search-weights.json"
@@ -69,14 +65,9 @@ def game_rows(seed: int) -> list[tuple[list[float], float]]:
                 top = [m for _, m in ranked_moves(game, geo)[:4]]
                 move = rng.choice(top)
         if move.action in ("place", "remove"):
-            team = game.team
-            unseen = Counter(unseen_cards(game, me))
-            lacks = shown_lacks(game, me)
-            after = game.clone()
-            after.push(move, draw=False)
+            [(after, x)] = features_after(game, geo, [move], shown_lacks(game, me))
             if not after.over:
-                holds = [Holding.belief(after, t, me, unseen, lacks) for t in range(game.n_teams)]
-                rows.append((position_features(after, geo, team, holds, spent_cards(game)), team))
+                rows.append((x, game.team))
         game.push(move)
     return [(x, 0.5 if game.winner is None else float(game.winner == t)) for x, t in rows]
 

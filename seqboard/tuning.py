@@ -21,13 +21,12 @@ import json
 import random
 import statistics
 import sys
-from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
 from engine import search
 from engine.game import Game
-from engine.players import GreedyPlayer
+from engine.players import GreedyPlayer, play_game
 
 from .fitting import OUT
 
@@ -48,17 +47,9 @@ def feature_spread(games: int = 20) -> list[float]:
         geo = search.geometry(g)
         while not g.over and g.turn < 400:
             if g.turn % 3 == 0:
-                me, team = g.current, g.team
-                unseen = Counter(search.unseen_cards(g, me))
-                gone = search.spent_cards(g)
-                lacks = search.shown_lacks(g, me)
-                holds = [search.Holding.belief(g, t, me, unseen, lacks) for t in range(g.n_teams)]
-                rows = []
-                for _, m in search.ranked_moves(g, geo)[:24]:
-                    after = g.clone()
-                    after.push(m, draw=False)
-                    holds[team] = search.Holding.belief(after, team, me, unseen, lacks)
-                    rows.append(search.position_features(after, geo, team, holds, gone))
+                moves = [m for _, m in search.ranked_moves(g, geo)[:24]]
+                lacks = search.shown_lacks(g, g.current)
+                rows = [x for _, x in search.features_after(g, geo, moves, lacks)]
                 if len(rows) > 1:
                     for i, col in enumerate(zip(*rows)):
                         spreads[i].append(statistics.pstdev(col))
@@ -73,9 +64,7 @@ def play(args: tuple[int, list[float]]) -> float:
     seat = seed % 2
     players = [GreedyPlayer(random.Random(seed * 3 + 1))] * 2
     players[seat] = search.SearchPlayer("medium", seed)
-    g = Game("classic", 2, rng=random.Random(seed))
-    while not g.over and g.turn < 400:
-        g.push(players[g.current].choose(g))
+    g = play_game(Game("classic", 2, rng=random.Random(seed)), players, max_turns=400)
     return 0.5 if g.winner is None else float(g.winner == seat)
 
 
