@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..inputs import number
+
 EPILOG = """examples:
   seqboard calibrate                            from the configured camera, empty board in view
   seqboard calibrate --image empty.jpg --out cal.json
@@ -32,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corners", metavar="X,Y,...",
                    help="the grid's corners by hand: top-left, top-right, bottom-right, "
                         "bottom-left, as 8 numbers (the fallback when it cannot find the board)")
-    p.add_argument("--frames", type=int, default=5, help="camera frames to average (default 5)")
+    p.add_argument("--frames", type=number(1, 100, int), default=5,
+                   help="camera frames to average, 1 to 100 (default 5)")
     p.add_argument("--serve", action="store_true",
                    help="drive the steps from the dashboard's page instead (capture, check, save)")
     p.set_defaults(func=run)
@@ -42,12 +45,17 @@ def _corners(text: str):
     import numpy as np
 
     from ..errors import UserError
+    from vision.quad import corners_problem
     try:
         v = [float(x) for x in text.split(",")]
     except ValueError:
         v = []
     if len(v) != 8:
-        raise UserError(f"--corners: expected 8 numbers x,y for tl, tr, br, bl, got {text!r}")
+        raise UserError(f"--corners: expected 8 numbers x,y for tl, tr, br, bl, got {text[:80]!r}")
+    pts = [v[0:2], v[2:4], v[4:6], v[6:8]]
+    problem = corners_problem(pts)
+    if problem is not None:
+        raise UserError(f"--corners: {problem}")
     return np.float32(v).reshape(4, 2)
 
 
@@ -69,13 +77,14 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
     corners = _corners(args.corners) if args.corners else None
     if args.image:
-        frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if frame is None:
-            raise UserError(f"{args.image}: cannot read it as an image")
+        from ..inputs import load_image
+        frame = load_image(args.image, "image of the empty board")
 
         def frames():
-            img = cv2.imread(args.image, cv2.IMREAD_COLOR)     # read again: it may have changed
-            return ([img] if img is not None else [frame]), {}
+            try:                                      # read again: it may have changed
+                return [load_image(args.image, "image of the empty board")], {}
+            except UserError:
+                return [frame], {}
     else:
         try:
             src = open_frames(cfg["camera.device"], cfg["camera.width"], cfg["camera.height"],

@@ -37,9 +37,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UserError
 
-    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if frame is None:
-        raise UserError(f"{args.image}: cannot read it as an image")
+    from ..inputs import load_image
+    frame = load_image(args.image)
     layout = builtin_layout(args.edition)
     cal = None
     if args.calibration:
