@@ -93,6 +93,8 @@ def load_image(path: str | Path, what: str = "image"):
     import cv2
     import numpy as np
     p = Path(path).expanduser()
+    if not p.exists():
+        raise UserError(f"{p}: cannot read it as an image: no such file")
     data = read_capped(p, MAX_IMAGE_BYTES, what)
     try:
         head = image_header(data)

@@ -60,8 +60,6 @@ def _corners(text: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.sources import FrameSourceError, open_frames
 
     from ..app import load_settings
@@ -79,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
     if args.image:
         from ..inputs import load_image
         frame = load_image(args.image, "image of the empty board")
+        if corners is not None:
+            h, w = frame.shape[:2]
+            outside = [i + 1 for i, (x, y) in enumerate(corners)
+                       if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
+            if outside:
+                raise UserError(f"--corners: corner {outside[0]} lies outside the {w} x {h} "
+                                f"picture {args.image}")
 
         def frames():
             try:                                      # read again: it may have changed

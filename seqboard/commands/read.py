@@ -37,8 +37,6 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UserError
 
-    from ..inputs import load_image
-    frame = load_image(args.image)
     layout = builtin_layout(args.edition)
     cal = None
     if args.calibration:
@@ -49,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         if (cal.rows, cal.cols) != (layout.rows, layout.cols):
             raise UserError(f"{args.calibration}: made for a {cal.rows} x {cal.cols} board, "
                             f"{args.edition} is {layout.rows} x {layout.cols}")
+    from ..inputs import load_image
+    frame = load_image(args.image)
     reading = BoardReader(cal, layout, markers=args.markers).read(frame)
     if not reading.found:
         raise UserError(f"{args.image}: {reading.problem}")
