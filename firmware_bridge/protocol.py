@@ -54,10 +54,11 @@ def cobs_decode(data: bytes) -> bytes:
     while i < n:
         code = data[i]
         if code == 0 or i + code > n:
-            raise ProtocolError("bad COBS block")
+            raise ProtocolError(f"bad COBS block: the code byte at byte {i} (0x{code:02x}) "
+                                f"points past the end of the {n}-byte block")
         chunk = data[i + 1:i + code]
         if 0 in chunk:
-            raise ProtocolError("zero inside a COBS block")
+            raise ProtocolError(f"zero inside a COBS block at byte {i + 1 + chunk.index(0)}")
         out += chunk
         i += code
         if code != 0xFF and i < n:
@@ -84,19 +85,21 @@ class Frame:
         """One block between delimiters; :class:`ProtocolError` for anything not a valid frame."""
         body = cobs_decode(block)
         if len(body) < 8:
-            raise ProtocolError("frame too short")
+            raise ProtocolError(f"frame too short: {len(body)} bytes decoded, at least 8 needed")
         ver, kind, seq, length = struct.unpack_from("<BBHH", body)
         if len(body) != 8 + length:
-            raise ProtocolError("length field does not match")
+            raise ProtocolError(f"length field does not match: bytes 4-5 say {length}, "
+                                f"the frame carries {len(body) - 8}")
         (crc,) = struct.unpack_from("<H", body, 6 + length)
         if crc16(body[:6 + length]) != crc:
-            raise ProtocolError("CRC mismatch")
+            raise ProtocolError(f"CRC mismatch: bytes {6 + length}-{7 + length} say 0x{crc:04x}, "
+                                f"the frame's CRC is 0x{crc16(body[:6 + length]):04x}")
         if ver != VERSION:
-            err = ProtocolError(f"protocol version {ver}, expected {VERSION}")
+            err = ProtocolError(f"protocol version {ver}, expected {VERSION} (byte 0)")
             err.version = ver
             raise err
         if kind not in NAMES:
-            raise ProtocolError(f"unknown message type {kind}")
+            raise ProtocolError(f"unknown message type {kind} (byte 1)")
         return cls(kind, seq, bytes(body[6:6 + length]))
 
 
@@ -118,10 +121,15 @@ class Decoder:
                 if len(self.buf) > MAX_FRAME:
                     self.buf.clear()          # garbage with no delimiter: resynchronise
                     self.rejected += 1
+                    self.last_error = f"more than {MAX_FRAME} bytes with no delimiter: dropped"
                 break
             block = bytes(self.buf[:k])
             del self.buf[:k + 1]
             if not block:
+                continue
+            if len(block) > MAX_FRAME:
+                self.rejected += 1
+                self.last_error = f"a block of {len(block)} bytes, longer than {MAX_FRAME}: dropped"
                 continue
             try:
                 out.append(Frame.decode(block))

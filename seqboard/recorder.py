@@ -84,6 +84,40 @@ def unfinished_record(directory: Path, mode: str | None = None,
     return None
 
 
+def unresumable_records(directory: Path, mode: str | None = None) -> list[tuple[Path, str]]:
+    """Records of unfinished games of ``mode`` that cannot be resumed, each with why: a
+    record is one JSON entry per line, and a file whose first line is not one (a record
+    pretty-printed by an editor or a tool) is not one the writer can append to."""
+    import json
+    import re
+    out: list[tuple[Path, str]] = []
+    if not directory.is_dir():
+        return out
+    want = re.compile(r'"mode"\s*:\s*"%s"' % re.escape(mode)) if mode else None
+    for path in sorted(directory.glob("*.jsonl")):
+        try:
+            with open(path, "rb") as f:
+                head = f.read(65536)
+                f.seek(max(0, path.stat().st_size - 4096))
+                tail = f.read(4096)
+        except OSError:
+            continue
+        text = head.decode("utf-8", "replace")
+        first = next((ln for ln in text.split("\n") if ln.strip()), "")
+        try:
+            json.loads(first)
+            continue                    # one entry per line: resumable or judged elsewhere
+        except (ValueError, RecursionError):
+            pass
+        if not re.search(r'"type"\s*:\s*"setup"', text) or want and not want.search(text):
+            continue
+        if re.search(rb'"type"\s*:\s*"end"', tail):
+            continue                    # a finished game: nothing to resume
+        out.append((path, "it is not one JSON entry per line (pretty-printed?), so the game "
+                          "cannot be resumed from it; `seqboard replay` checks it"))
+    return out
+
+
 def trim_incomplete_tail(path: Path) -> int:
     """Cut a cut-off last line and an observation group left without its end; return lines cut.
 
