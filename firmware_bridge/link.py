@@ -88,6 +88,7 @@ class MatrixLink:
         self._pending: dict[int, tuple[P.Frame, float, int]] = {}   # seq -> frame, sent, tries
         self._snapshot: P.Snapshot | None = None
         self._snapshot_serial = 0
+        self._payload_rejected = 0
         self._max_counter: int | None = None         # newest board counter held since greeting
         self._stale_run = 0
         self._last_state_frame: tuple[int, bytes] | None = None
@@ -322,7 +323,7 @@ class MatrixLink:
                     asked = True
             if not asked and self.hello is not None:
                 self._request_snapshot()
-        self.stats.rejected = self._decoder.rejected
+        self.stats.rejected = self._decoder.rejected + self._payload_rejected
 
     def _handle(self, f: P.Frame, now: float) -> None:
         self.stats.frames_in += 1
@@ -399,6 +400,7 @@ class MatrixLink:
                 self.board_errors.append((now, f"{P.ERROR_CODES.get(code, f'error {code}')}: {text}"))
                 del self.board_errors[:-20]
             elif f.kind == P.CHANGE:
+                struct.unpack("<IHB", f.payload)  # well formed, or rejected below
                 self._request_snapshot()          # a hint only: ask for the truth
             elif f.kind == P.HEARTBEAT:
                 (uptime,) = struct.unpack("<I", f.payload)
@@ -411,6 +413,8 @@ class MatrixLink:
                         self._rebooted()
                 self._uptime = (now, uptime)
         except (struct.error, P.ProtocolError):
+            # well framed, but its payload is not what its kind carries: never applied
+            self._payload_rejected += 1
             self.stats.rejected += 1
 
     def _fresh(self, counter: int) -> bool:

@@ -182,8 +182,33 @@ def read_raw(path: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(p), [f"not valid TOML: {exc}"]) from None
     except RecursionError:
-        raise ConfigError(str(p), ["values nested too deeply: not a configuration file"]) from None
+        raise ConfigError(str(p), [_too_deep(data.decode("utf-8", "replace"))]) from None
     return raw
+
+
+def _too_deep(text: str) -> str:
+    """Name the line (and key) of a value nested too deeply for the TOML reader."""
+    section, depth, worst = "", 0, (0, 0, "")
+    for n, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]") and "=" not in s and depth == 0:
+            section = s.strip("[]").strip()
+            if s.count("[") > worst[0]:
+                worst = (s.count("["), n, section[:40])
+            continue
+        here = 0
+        for ch in line:
+            if ch in "[{":
+                depth += 1
+                here = max(here, depth)
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+        if here > worst[0]:
+            key = s.split("=", 1)[0].strip() if "=" in s else ""
+            worst = (here, n, f"{section}.{key}".strip(".")[:80] if key else section[:40])
+    _, n, key = worst
+    where = f"line {n}" + (f" ({key})" if key else "")
+    return f"{where}: values nested too deeply: not a configuration file"
 
 
 def check_config(path: str, extra_checks: Callable[[dict], list[str]] | None = None) -> list[str]:
