@@ -356,7 +356,11 @@ class MatrixLink:
                             self._resend(s, item)
                 else:
                     item = self._pending.get(seq)
-                    if item is not None and self._worth_resending(seq, item):
+                    if item is not None and reason == 3 and item[2] >= 3:
+                        # refused for its length three times: the board is not the one the
+                        # frame was made for (another size); resending cannot help
+                        del self._pending[seq]
+                    elif item is not None and self._worth_resending(seq, item):
                         self._resend(seq, item)
             elif f.kind == P.HELLO:
                 for seq, (fr, _, _) in list(self._pending.items()):

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="SEQUENCE STACKS at the table: players type what they lay, "
                                    "the engine accepts or refuses it with the reason.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--players", type=number(2, 6, int), default=2, help="2 to 6 (default 2)")
+    p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
     p.add_argument("--computer", type=number(1, 6, int), action="append", metavar="SEAT",
                    help="a seat (1-based) the Pi plays; repeatable")
     p.add_argument("--level", default="hard", choices=("random", "greedy", "easy", "medium", "hard"),
