@@ -59,6 +59,20 @@ def _corners(text: str):
     return np.float32(v).reshape(4, 2)
 
 
+def _check_out(out: Path, key: str) -> None:
+    """The calibration is written beside itself and moved over ``out`` (and its picture to
+    ``out`` with .png): both must be plain files (or not exist yet), never a device or a
+    folder, which the move would replace."""
+    from ..errors import UserError
+    if not str(out).isprintable():
+        raise UserError(f"{key}: the file name {str(out)[:80]!r} holds control characters")
+    for p in (out, out.with_suffix(out.suffix + ".tmp"), out.with_suffix(".png")):
+        if p.exists() and not p.is_file():
+            raise UserError(f"{key}: {p} exists and is not a plain file; choose another file")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise UserError(f"{key}: {out.parent} is not a folder")
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.sources import FrameSourceError, open_frames
 
@@ -73,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         from engine.game import builtin_layout
         layout = builtin_layout(cfg["game.edition"])
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
+    _check_out(out, "--out" if args.out else "camera.calibration")
     corners = _corners(args.corners) if args.corners else None
     if args.image:
         from ..inputs import load_image

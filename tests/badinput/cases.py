@@ -547,6 +547,24 @@ def image_cases() -> list[Case]:
                           ("{d}/img.png", want), keep=("cal.json",)))
     for label, path in [("dev-zero", "/dev/zero"), ("missing", "{d}/none.png")]:
         cases.append(Case(f"image-read-{label}", "image", ["read", path], {}, (path,)))
+    # where the calibration goes: never over a device, a pipe or a folder (the file is
+    # written beside it and moved over it, which would replace the device itself)
+    good = real_png(100, 100)
+    for label, content in [("fifo", FIFO), ("dir", DIR), ("fifo-picture", None)]:
+        files = {"img.png": good, "none.toml": b"[gpio]\nenabled = false\n"}
+        out = "{d}/out.json"
+        if content is None:
+            files["out.png"] = FIFO
+        else:
+            files["out.json"] = content
+        cases.append(Case(f"image-calibrate-out-{label}", "image",
+                          ["calibrate", "--image", "{d}/img.png", "--out", out, "--config",
+                           "{d}/none.toml"], files, ("--out", "not a plain file")))
+    cases.append(Case("image-calibrate-out-newline", "image",
+                      ["calibrate", "--image", "{d}/img.png", "--out", "{d}/a\nb.json",
+                       "--config", "{d}/none.toml"],
+                      {"img.png": good, "none.toml": b"[gpio]\nenabled = false\n"},
+                      ("--out", "control characters")))
     return cases
 
 
