@@ -38,3 +38,16 @@ def test_a_new_game_says_which_record_it_does_not_resume(tmp_path, capsys):
     assert pick_record(tmp_path / "r", "demo", None, ask=lambda q: "y", out=out) is None
     assert f"not resuming {path.name}" in out.getvalue()
     assert "pretty-printed" in out.getvalue()
+
+
+def test_a_device_or_pipe_named_like_a_record_is_not_read(tmp_path):
+    import os
+
+    from seqboard.recorder import unfinished_record, unresumable_records
+    records = tmp_path / "r"
+    records.mkdir()
+    os.symlink("/dev/zero", records / "20260101-000000-demo.jsonl")
+    os.mkfifo(records / "20260101-000001-demo.jsonl")
+    # neither is read (a read of /dev/zero never ends, a pipe's blocks)
+    assert unfinished_record(records, "demo") is None
+    assert unresumable_records(records, "demo") == []
