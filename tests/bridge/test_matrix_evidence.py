@@ -50,9 +50,13 @@ class Table:
     def space(self, name: str) -> int:
         return self.ref.layout.parse_space(name)
 
-    def snapshot_arrives(self, before: int) -> bool:
-        return _wait(lambda: self.link.stats.snapshots + self.link.stats.stale_snapshots
-                     + self.link.stats.duplicate_snapshots > before, 3.0, step=self.step)
+    def count(self) -> int:
+        s = self.link.stats
+        return s.snapshots + s.stale_snapshots + s.duplicate_snapshots
+
+    def snapshot_arrives(self, before: int, n: int = 1) -> bool:
+        """``n`` more snapshots arrived (the glitched one, then the one confirming or not)."""
+        return _wait(lambda: self.count() >= before + n, 3.0, step=self.step)
 
     def close(self) -> None:
         self.link.stop()
@@ -72,11 +76,11 @@ def table():
 def test_six_single_snapshot_glitches_are_never_moves(table):
     h3 = table.space("h3")
     for _ in range(6):
-        before = table.link.stats.snapshots
+        before = table.count()
         table.emu.glitch_next_state(h3)          # one answer says h3 is occupied
         table.link.request_snapshot()
-        assert table.snapshot_arrives(before)
-        table.run(0.4)                           # long past the settle time
+        assert table.snapshot_arrives(before, 2)  # it, and the one the host asks for after
+        table.run(0.3)                           # long past the settle time
     assert table.events == []
     assert table.ref.board.cells[h3] == 0
     # and a real chip is judged as before
@@ -132,10 +136,10 @@ def test_identity_board_one_misread_colour_raises_no_warning():
         t.emu.place(b2, "B")
         assert _wait(lambda: t.ref.board.cells[b2] == 1, 3, step=t.step)
         for _ in range(3):
-            before = t.link.stats.snapshots
+            before = t.count()
             t.emu.glitch_next_state(b2, "G")         # one reading calls blue's chip green
             t.link.request_snapshot()
-            assert t.snapshot_arrives(before)
+            assert t.snapshot_arrives(before, 2)
             t.run(0.3)
         assert [e.kind for e in t.events] == ["verdict"]
         assert t.session.warning is None
