@@ -18,6 +18,7 @@ from .schema import MAX_TEXT, SCHEMA, Key
 MAX_BYTES = 256 * 1024          # a configuration file is a few kB
 
 DEFAULT_PATH = "~/.config/seqboard/seqboard.toml"
+SHOWN = 5                       # mistakes named on the one line a refused start prints
 
 
 class ConfigError(ValueError):
@@ -26,7 +27,11 @@ class ConfigError(ValueError):
     def __init__(self, path: str, problems: list[str]) -> None:
         self.path = path
         self.problems = problems
-        super().__init__(f"{path}: " + "; ".join(problems))
+        shown = "; ".join(problems[:SHOWN])
+        if len(problems) > SHOWN:
+            shown += (f"; and {len(problems) - SHOWN} more (`seqboard config check {path}` "
+                      f"lists them)")
+        super().__init__(f"{path}: {shown}")
 
 
 @dataclass

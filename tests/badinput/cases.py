@@ -247,6 +247,8 @@ def config_cases() -> list[Case]:
         ("colours-too-few", '[game]\nplayers = 3\ncolours = ["B", "G"]\n', "game.colours"),
         ("gpio-pin-twice", "[gpio]\nsequence_led = 5\n", "gpio"),
         ("rgb-two-pins", "[gpio]\nrgb_led = [2, 3]\n", "gpio.rgb_led"),
+        ("ten-thousand-unknown-keys", "[game]\n" + "".join(f"k{i} = 1\n" for i in range(10000)),
+         "and 9900 more mistakes"),
     ]
     for label, text, want in special:
         cases.append(Case(f"config-{label}", "config", ["config", "check", "{d}/c.toml"],
@@ -274,6 +276,7 @@ def config_cases() -> list[Case]:
         ("names", "[game]\nnames = " + nested(500) + "\n", "game.names"),
         ("layout-dev-zero", '[game]\nlayout = "/dev/zero"\n', "game.layout"),
         ("speed-of-camera", "[camera]\nfps = nan\n", "camera.fps"),
+        ("many-mistakes", "[game]\n" + "".join(f"k{i} = 1\n" for i in range(5000)), "4995 more"),
     ]:
         cases.append(Case(f"config-demo-{label}", "config",
                           ["demo", "--config", "{d}/c.toml", "--records", "{d}/rec", "--fast",
