@@ -422,8 +422,8 @@ def record_cases() -> list[Case]:
         "players-huge": json.dumps({**setup, "players": 10**100}).encode() + b"\n",
         "players-text": json.dumps({**setup, "players": "two"}).encode() + b"\n",
         "edition-unknown": json.dumps({**setup, "edition": "chess"}).encode() + b"\n",
-        "move-off-board": (s + '\n{"type":"move","n":0,"seat":0,"action":"place","card":"2S","space":"z99"}\n').encode(),
-        "move-bad-card": (s + '\n{"type":"move","n":0,"seat":0,"action":"place","card":"99Q","space":"b1"}\n').encode(),
+        "move-off-board": (s + '\n{"type":"move","n":0,"player":0,"action":"place","card":"2S","space":"z99"}\n').encode(),
+        "move-bad-card": (s + '\n{"type":"move","n":0,"player":0,"action":"place","card":"99Q","space":"b1"}\n').encode(),
         "pretty-printed": json.dumps(setup, indent=2).encode() + b"\n",
         "nan-field": (s[:-1] + ', "seed": NaN}\n').encode(),
     }
