@@ -88,6 +88,18 @@ def image_header(head: bytes) -> tuple[str, int, int] | None:
     return None
 
 
+def _quiet_opencv(cv2) -> None:
+    """OpenCV writes its own warnings about a damaged file straight to the terminal; the
+    one line of ours says it already."""
+    try:
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    except AttributeError:
+        try:
+            cv2.setLogLevel(2)
+        except AttributeError:
+            pass
+
+
 def load_image(path: str | Path, what: str = "image"):
     """A BGR image decoded only after its header says it is a sane size; UserError else."""
     import cv2
@@ -109,6 +121,7 @@ def load_image(path: str | Path, what: str = "image"):
     if w < MIN_IMAGE_SIDE or h < MIN_IMAGE_SIDE:
         raise UserError(f"{p}: a {w} x {h} {fmt}; too small to show a board (at least "
                         f"{MIN_IMAGE_SIDE} x {MIN_IMAGE_SIDE} pixels)")
+    _quiet_opencv(cv2)
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         raise UserError(f"{p}: cannot read it as an image (the {fmt} data is damaged)")
