@@ -105,8 +105,9 @@ class Windows:
         self.spaces: list[tuple[int, ...]] = []
         self.masks: list[int] = []
         self.line: list[int] = []
-        #: per space, per line through it, the windows of that line holding the space
-        self.through: list[list[tuple[int, ...]]] = [[] for _ in range(layout.size)]
+        #: per space, per line through it: the mask of the spaces of that line within
+        #: ``k - 1`` of it, and the windows of that line holding the space
+        self.through: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(layout.size)]
         for li, line in enumerate(layout.lines(k)):
             per_cell: dict[int, list[int]] = {}
             for start in range(len(line) - k + 1):
@@ -120,7 +121,10 @@ class Windows:
                 self.masks.append(m)
                 self.line.append(li)
             for c, ids in per_cell.items():
-                self.through[c].append(tuple(ids))
+                near = 0
+                for wi in ids:
+                    near |= self.masks[wi]
+                self.through[c].append((near, tuple(ids)))
 
 
 def windows(layout: Layout, k: int) -> Windows:
@@ -232,9 +236,12 @@ class Board:
         team's sequences (lines with none left out)."""
         have = self.own[team] | self.free_mask | (1 << i)
         masks = self._win.masks
+        k = self.k
         out = []
         mine = None
-        for ids in self._win.through[i]:
+        for near, ids in self._win.through[i]:
+            if (have & near).bit_count() < k:
+                continue
             got = [wi for wi in ids if masks[wi] & have == masks[wi]]
             if got:
                 if mine is None:

@@ -187,39 +187,35 @@ class Game:
         sequence is listed once, with the default choice of five (``five`` empty)."""
         if self.over:
             return []
-        hand = self.hands[self.current]
         cells = self.board.cells
         table = self._moves
-        wild, remove = self._wild, self._remove
+        place = table.place
         moves: list[Move] = []
-        dead: list[Move] = []
+        add = moves.append
+        dead: list[Move] | None = None
         removable = None
-        seen = set()
-        for card in hand:
-            if card in seen:
-                continue
-            seen.add(card)
-            if card in wild:
-                moves.extend(compress(table.wild[card], map(not_, cells)))
-            elif card in remove:
+        for card in dict.fromkeys(self.hands[self.current]):
+            pairs = place.get(card)
+            if pairs is not None:
+                n = len(moves)
+                for s, m in pairs:
+                    if not cells[s]:
+                        add(m)
+                if len(moves) == n and not self.dead_traded:
+                    if dead is None:
+                        dead = []
+                    m = table.dead_move(card)
+                    add(m)
+                    dead.append(m)
+            elif card in self._wild:
+                moves += compress(table.wild[card], map(not_, cells))
+            elif card in self._remove:
                 if removable is None:
                     removable = self.removable()
                 ms = table.remove[card]
-                moves.extend([ms[s] for s in removable])
-            else:
-                pairs = table.place.get(card)
-                if not pairs:
-                    continue
-                n = len(moves)
-                for s, m in pairs:
-                    if cells[s] == EMPTY:
-                        moves.append(m)
-                if len(moves) == n and not self.dead_traded:
-                    m = table.dead_move(card)
-                    moves.append(m)
-                    dead.append(m)
-        if len(moves) == len(dead):
-            return dead + [table.pass_]
+                moves += [ms[s] for s in removable]
+        if dead is not None and len(moves) == len(dead) or not moves:
+            return (dead or []) + [table.pass_]
         return moves
 
     def has_play(self) -> bool:
@@ -239,6 +235,22 @@ class Game:
     # --- playing --------------------------------------------------------------------------
     def check(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` with the reason if ``move`` is not legal now."""
+        # the common legal placements and removals first, without building any words
+        a, card, s = move.action, move.card, move.space
+        if not self.over and not move.five and s.__class__ is int and 0 <= s < len(self.board.cells):
+            cell = self.board.cells[s]
+            if a == "place":
+                if cell == EMPTY and (self._symbols[s] == card or card in self._wild) \
+                        and card in self.hands[self.current]:
+                    return
+            elif a == "remove":
+                if cell > 0 and cell - 1 != self.current % self.n_teams and card in self._remove \
+                        and (self.options.advanced or not (self.board.locked >> s) & 1) \
+                        and card in self.hands[self.current]:
+                    return
+        self._check_slowly(move)
+
+    def _check_slowly(self, move: Move) -> None:
         if self.over:
             raise IllegalMoveError("the game is over")
         hand = self.hands[self.current]
@@ -296,33 +308,37 @@ class Game:
         p = self.current
         a = move.action
         self.history.append((p, move))
-        if a == "dead":
-            self.hands[p].remove(move.card)
-            self.discards[p].append(move.card)
-            self._draw(p)
-            self.dead_traded = True
-            return 0
         gained = 0
-        if a == "pass":
-            self.passes += 1
-            if self.passes >= self.n_players:
-                self.over = True
-                self.end_reason = "no player can play"
-        else:
+        if a == "place" or a == "remove":
+            card = move.card
+            self.hands[p].remove(card)
+            self.discards[p].append(card)
             self.passes = 0
-            self.hands[p].remove(move.card)
-            self.discards[p].append(move.card)
-            team = p % self.n_teams
             if a == "place":
+                team = p % self.n_teams
                 gained = self.board.place(move.space, team, move.five)
-                if self.board.counts[team] >= self.to_win:
+                if gained and self.board.counts[team] >= self.to_win:
                     self.winner = team
                     self.over = True
                     self.end_reason = "sequences completed"
             else:
                 self.board.remove(move.space)
             if draw and not self.over:
-                self._draw(p)
+                if self.deck:
+                    self.hands[p].append(self.deck.pop())
+                else:
+                    self._draw(p)
+        elif a == "dead":
+            self.hands[p].remove(move.card)
+            self.discards[p].append(move.card)
+            self._draw(p)
+            self.dead_traded = True
+            return 0
+        else:
+            self.passes += 1
+            if self.passes >= self.n_players:
+                self.over = True
+                self.end_reason = "no player can play"
         self.current = (p + 1) % self.n_players
         self.turn += 1
         self.dead_traded = False
