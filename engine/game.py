@@ -114,6 +114,8 @@ class Game:
         self.passes = 0
         self.reshuffles = 0
         self.history: list[tuple[int, Move]] = []
+        #: sequences the last move made (the team may still name other five: rechoose)
+        self.last_made = 0
         self._wild = self.edition.wild_cards
         self._remove = self.edition.remove_cards
         self._spaces_of = self.layout.spaces_of
@@ -308,7 +310,7 @@ class Game:
         p = self.current
         a = move.action
         self.history.append((p, move))
-        gained = 0
+        gained = self.last_made = 0
         if a == "place" or a == "remove":
             card = move.card
             self.hands[p].remove(card)
@@ -316,7 +318,7 @@ class Game:
             self.passes = 0
             if a == "place":
                 team = p % self.n_teams
-                gained = self.board.place(move.space, team, move.five)
+                gained = self.last_made = self.board.place(move.space, team, move.five)
                 if gained and self.board.counts[team] >= self.to_win:
                     self.winner = team
                     self.over = True
@@ -343,6 +345,17 @@ class Game:
         self.turn += 1
         self.dead_traded = False
         return gained
+
+    def rechoose(self, five: tuple[tuple[int, ...], ...]) -> None:
+        """The team of the last placement names other five for the sequence(s) it made
+        (white chips shown at the table); raises IllegalMoveError when that placement
+        could not have made them. The game's history keeps the move with its five."""
+        if not self.history or self.history[-1][1].action != "place" or not self.last_made:
+            raise IllegalMoveError("the last move made no sequence to choose the five of")
+        p, m = self.history[-1]
+        if not self.board.rechoose(self.last_made, five, m.space):
+            raise IllegalMoveError("those are not five the last placement could make")
+        self.history[-1] = (p, Move(m.action, m.card, m.space, five))
 
     def _draw(self, p: int) -> None:
         if not self.deck:
