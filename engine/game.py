@@ -35,6 +35,16 @@ class MoveTable:
         #: normal card -> ((space, Move), ...)
         self.place = {card: tuple((s, Move("place", card, s)) for s in spaces)
                       for card, spaces in layout.spaces_of.items()}
+        #: normal card printed once or twice -> (space a, space b, the placements open for
+        #: each of the 4 patterns (a open) + 2 * (b open)); a card printed once has b = a
+        self.place2: dict[str, tuple[int, int, tuple[tuple[Move, ...], ...]]] = {}
+        for card, pairs in self.place.items():
+            if len(pairs) == 2:
+                (a, ma), (b, mb) = pairs
+                self.place2[card] = (a, b, ((), (ma,), (mb,), (ma, mb)))
+            elif len(pairs) == 1:
+                (a, ma), = pairs
+                self.place2[card] = (a, a, ((), (), (), (ma,)))
         #: wild card -> a placement Move per space (index = space)
         self.wild = {card: [Move("place", card, s) for s in range(size)] for card in wild}
         #: removing card -> a removal Move per space
@@ -196,14 +206,30 @@ class Game:
         add = moves.append
         dead: list[Move] | None = None
         removable = None
+        traded = self.dead_traded
+        place2 = table.place2
         for card in dict.fromkeys(self.hands[self.current]):
+            e = place2.get(card)
+            if e is not None:
+                a, b, outs = e
+                got = outs[(cells[a] == 0) + 2 * (cells[b] == 0)]
+                if got:
+                    moves += got
+                elif not traded:
+                    if dead is None:
+                        dead = []
+                    m = table.dead_move(card)
+                    add(m)
+                    dead.append(m)
+                continue
             pairs = place.get(card)
             if pairs is not None:
-                n = len(moves)
+                found = False
                 for s, m in pairs:
                     if not cells[s]:
                         add(m)
-                if len(moves) == n and not self.dead_traded:
+                        found = True
+                if not found and not traded:
                     if dead is None:
                         dead = []
                     m = table.dead_move(card)

@@ -357,6 +357,8 @@ class Session:
             "to_move": {"player": r.current, "team": r.team},
             "sequences": list(r.board.counts), "to_win": r.to_win,
             "sequence_spaces": seq, "dead_cards": sorted(r.dead_cards()),
+            "sequences_made": [{"team": q.team, "text": q.text(lay.cols),
+                                "spaces": list(q.spaces)} for q in r.board.sequences],
             "over": r.over, "winner": r.winner, "move_number": len(r.moves),
             "warning": None if w is None else {"rule": w.rule, "text": w.message,
                                                 "spaces": list(w.spaces)},
