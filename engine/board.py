@@ -125,6 +125,11 @@ class Windows:
                 for wi in ids:
                     near |= self.masks[wi]
                 self.through[c].append((near, tuple(ids)))
+        #: per space, every space of a window through it
+        self.reach = [0] * layout.size
+        for c, lines in enumerate(self.through):
+            for near, _ in lines:
+                self.reach[c] |= near
 
 
 def windows(layout: Layout, k: int) -> Windows:
@@ -235,9 +240,11 @@ class Board:
         would complete and that share at most ``max_shared`` spaces with each of the
         team's sequences (lines with none left out)."""
         have = self.own[team] | self.free_mask | (1 << i)
-        masks = self._win.masks
         k = self.k
-        out = []
+        out: list[list[int]] = []
+        if (have & self._win.reach[i]).bit_count() < k:
+            return out
+        masks = self._win.masks
         mine = None
         for near, ids in self._win.through[i]:
             if (have & near).bit_count() < k:
