@@ -48,6 +48,14 @@ class Sequence:
 
     __str__ = text
 
+    @classmethod
+    def parse(cls, text: str, team: int, rows: int = 10, cols: int = 10) -> "Sequence":
+        """``"h4-h8"`` (or ``"h4,h5,h6,h7,h8"``) of ``team``; raises RecordError."""
+        try:
+            return cls(team, parse_five(text, rows, cols))
+        except ValueError as exc:
+            raise RecordError(f"sequence {text!r}: {exc}") from None
+
     def to_json(self, cols: int = 10) -> dict:
         return {"team": self.team, "spaces": self.names(cols)}
 

@@ -7,7 +7,7 @@ from engine.board import Board
 from engine.editions import Options, get_edition
 from engine.errors import IllegalMoveError
 from engine.game import Game, builtin_layout
-from engine.layout import Layout, builtin_layout_text, parse_layout
+from engine.layout import Layout, builtin_layout_text, parse_layout, parse_space
 from engine.moves import Move
 
 from .helpers import game_with, place
@@ -329,3 +329,18 @@ def test_legal_moves_are_exactly_the_moves_check_accepts():
                 accepted.append(m)
             assert set(accepted) == set(legal)
             g.push(rng.choice(legal))
+
+
+def test_a_sequence_prints_and_parses_itself():
+    from engine.board import Sequence
+    from engine.errors import RecordError
+    q = Sequence(1, tuple(sorted(parse_space(n) for n in ["h4", "h5", "h6", "h7", "h8"])))
+    assert q.text() == "h4-h8" and str(q) == "h4-h8"
+    assert Sequence.parse("h4-h8", 1) == q == Sequence.parse("h8-h4", 1)
+    assert Sequence.from_json(q.to_json()) == q
+    assert q.to_json() == {"team": 1, "spaces": ["h4", "h5", "h6", "h7", "h8"]}
+    assert Sequence.parse("a1-e5", 0).names() == ["a1", "b2", "c3", "d4", "e5"]
+    with pytest.raises(RecordError, match="not on one straight line"):
+        Sequence.parse("a1-c2", 0)
+    with pytest.raises(RecordError):
+        Sequence.from_json({"team": "blue", "spaces": ["a1"]})
