@@ -69,7 +69,7 @@ REQUEST_TIMEOUT = 10.0         # seconds for a whole request (headers and body) 
 KEEP_ALIVE = 5                 # seconds an idle kept-alive connection stays open
 HINT_WAIT = 60.0               # seconds a hint request waits for the main loop's answer
 MAX_RECORD_REPLAY = 32 * 1024 * 1024
-WS_RATE = 10.0                 # messages a second a page may send (bursts of 2 s)
+WS_RATE = 20.0                 # messages a second a page may send (bursts of 2 s)
 TOKENS = 256                   # browsers logged in at once (the oldest is forgotten)
 
 log = logging.getLogger("seqboard.dashboard")

@@ -4,7 +4,7 @@ uvicorn has settings for part of it (keep-alive timeout, header size, WebSocket 
 message size); what it lacks is here:
 
 * :class:`ConnectionGuard` with :func:`protocols`: every HTTP request must arrive whole
-  (headers and body) within ``request_timeout`` seconds of the connection opening or of the
+  (headers and body) within ``request_timeout`` seconds (up to half again, jittered) of the connection opening or of the
   previous answer, or the connection gets a 408 and is closed; HTTP connections and
   WebSockets are capped in number, in all and per client address. A new connection over a
   cap takes the place of the oldest one still waiting for its request (a slow or idle one),
@@ -24,6 +24,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import random
 import re
 import socket
 import time
@@ -110,6 +111,8 @@ def _raw_response(status: int, reason: str, text: str) -> bytes:
 
 REFUSED = _raw_response(503, "Service Unavailable", "too many connections: try again")
 TIMED_OUT = _raw_response(408, "Request Timeout", "the request did not arrive in time")
+HEAD_TOO_BIG = _raw_response(431, "Request Header Fields Too Large", "request headers over 8 KiB")
+MAX_HEAD = 8192
 
 
 class ConnectionGuard:
@@ -243,7 +246,10 @@ def protocols(guard: ConnectionGuard):
 
         def _arm(self) -> None:
             self._disarm()
-            self._deadline = self.loop.call_later(guard.request_timeout, self._expire)
+            self._head = 0
+            # jittered, so a flood opened at once does not expire in one burst
+            delay = guard.request_timeout * (1.0 + 0.5 * random.random())
+            self._deadline = self.loop.call_later(delay, self._expire)
             guard.waiting(self)
 
         def _disarm(self) -> None:
@@ -260,13 +266,28 @@ def protocols(guard: ConnectionGuard):
                 return
             guard.timed_out += 1
             guard.release_http(self)
-            if self.conn.our_state is h11.IDLE:
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete or not cycle.response_started:
                 self.transport.write(TIMED_OUT)
+            if cycle is not None and not cycle.response_complete:
+                cycle.disconnected = True          # the app's read ends; its answer is dropped
+                cycle.message_event.set()
             self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             if not self._admitted:
                 return
+            if self.conn.their_state is h11.IDLE:
+                # h11 only limits a head that arrives in pieces; this one, however it comes
+                end = data.find(b"\r\n\r\n")
+                seen = getattr(self, "_head", 0)
+                self._head = seen + len(data)
+                if seen + (len(data) if end < 0 else end) > MAX_HEAD:
+                    self._disarm()
+                    guard.release_http(self)
+                    self.transport.write(HEAD_TOO_BIG)
+                    self.transport.close()
+                    return
             super().data_received(data)
             if self.transport.get_protocol() is self and \
                     self.conn.their_state not in waiting_states:
