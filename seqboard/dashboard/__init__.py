@@ -234,6 +234,10 @@ class Dashboard:
                 exc.status_code, str(exc.detail))
             return error(exc.status_code, text)
 
+        async def internal(request: Request, exc: Exception):
+            # the answer; Starlette then raises it again and _Shield logs it in one line
+            return error(500, "internal error (see the journal)")
+
         async def index(request: Request):
             return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
@@ -568,7 +572,7 @@ class Dashboard:
             Route("/calibration.jpg", calibration_picture),
         ]
         return Starlette(routes=routes, middleware=[Middleware(LimitBody)],
-                         exception_handlers={HTTPException: http_error})
+                         exception_handlers={HTTPException: http_error, Exception: internal})
 
     def _action(self, name: str):
         s = self.session
