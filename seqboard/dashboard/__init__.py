@@ -328,7 +328,8 @@ class Dashboard:
                 del dash._tokens[next(iter(dash._tokens))]
             dash._tokens[token] = now + 12 * 3600
             resp = JSONResponse({"ok": True})
-            resp.set_cookie("seqboard", token, httponly=True, samesite="strict", max_age=12 * 3600)
+            resp.set_cookie("seqboard", token, httponly=True, samesite="strict", max_age=12 * 3600,
+                            secure=request.url.scheme == "https")        # behind a TLS proxy
             return resp
 
         def logged_in(request: Request) -> bool:

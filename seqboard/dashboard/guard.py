@@ -119,10 +119,14 @@ class ConnectionGuard:
     """Counts, caps and times out the server's connections (used from its event loop only)."""
 
     def __init__(self, *, http_cap: int = 4096, ws_cap: int = 256, http_per_client: int = 64,
-                 ws_per_client: int = 16, request_timeout: float = 10.0) -> None:
+                 ws_per_client: int = 16, request_timeout: float = 10.0,
+                 proxies: tuple[str, ...] = ("127.0.0.1", "::1")) -> None:
         self.http_cap, self.ws_cap = http_cap, ws_cap
         self.http_per_client, self.ws_per_client = http_per_client, ws_per_client
         self.request_timeout = request_timeout
+        # a reverse proxy on the Pi itself (TLS) carries every browser: no per-client caps
+        # for it (the caps in all still hold); uvicorn trusts its X-Forwarded-For
+        self.proxies = frozenset(proxies)
         self.http: dict[Any, str] = {}                       # protocol -> client key
         self.pending: OrderedDict[Any, None] = OrderedDict()  # waiting for a whole request
         self.pending_by: dict[str, OrderedDict] = {}
@@ -133,7 +137,7 @@ class ConnectionGuard:
 
     # HTTP ------------------------------------------------------------------------------------
     def admit_http(self, proto, key: str) -> bool:
-        if self.http_by.get(key, 0) >= self.http_per_client:
+        if key not in self.proxies and self.http_by.get(key, 0) >= self.http_per_client:
             mine = self.pending_by.get(key)
             if not mine:
                 self.refused += 1
@@ -190,7 +194,7 @@ class ConnectionGuard:
     # WebSockets ------------------------------------------------------------------------------
     def admit_ws(self, proto, key: str) -> None:
         mine = self.ws_by.get(key)
-        if mine and len(mine) >= self.ws_per_client:
+        if mine and len(mine) >= self.ws_per_client and key not in self.proxies:
             self.drop_ws(next(iter(mine)))
         if len(self.ws) >= self.ws_cap and self.ws_by:
             heaviest = max(self.ws_by.values(), key=len)

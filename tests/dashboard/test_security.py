@@ -235,3 +235,19 @@ def test_the_service_unit_sets_an_open_files_limit(capsys):
     from seqboard.cli import main as cli
     assert cli(["service", "print", "--mode", "referee", "--user", "pi"]) == 0
     assert "LimitNOFILE=8192" in capsys.readouterr().out.splitlines()
+
+
+def test_a_stranger_cannot_dodge_the_lockout_with_forwarded_for(served):
+    """X-Forwarded-For counts only from a proxy on the Pi itself (127.0.0.1, as for TLS)."""
+    dash = served()
+    for k in range(7):
+        spoof = {"X-Forwarded-For": f"10.0.0.{k}"}
+        status = request(dash.port, post("/api/login", {"pin": "0000"}, spoof), "127.0.14.1")[0]
+    assert status == 429
+    # through the local proxy, each browser is its own client
+    for k in range(5):
+        request(dash.port, post("/api/login", {"pin": "0000"}, {"X-Forwarded-For": "192.168.1.66"}))
+    assert request(dash.port, post("/api/login", {"pin": "2468"},
+                                   {"X-Forwarded-For": "192.168.1.66"}))[0] == 429
+    assert request(dash.port, post("/api/login", {"pin": "2468"},
+                                   {"X-Forwarded-For": "192.168.1.20"}))[0] == 200
