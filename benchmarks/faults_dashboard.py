@@ -241,6 +241,13 @@ def _get(addr: str, port: int, path: str) -> tuple[int, float]:
     return r.status, (time.monotonic() - t0) * 1000
 
 
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _p(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -265,6 +272,7 @@ def measure(quick: bool = False) -> dict:
             judged_quiet: list[float] = []
             judged_flood: list[float] = []
             quiet = _run_moves(table, page, moves // 2, gap, judged_quiet)
+            rss_quiet = _rss_mb()
             seconds = 90 if quick else 180
             proc = subprocess.Popen(
                 [sys.executable, __file__, "--flood", str(port), str(FLOOD),
@@ -304,6 +312,7 @@ def measure(quick: bool = False) -> dict:
             stop.set()
             sampler.join()
             figures = table.dash.guard.figures()
+            rss_flood = _rss_mb()
             proc.terminate()
             proc.wait(10)
             for fd in low_fds:
@@ -337,6 +346,8 @@ def measure(quick: bool = False) -> dict:
         "session_verdict_ms_flood_max": round(max(judged_flood), 3),
         "session_verdict_ms_quiet_max": round(max(judged_quiet), 3),
         "moves_quiet": len(quiet), "moves_flood": len(flooded),
+        "server_rss_mb_quiet": round(rss_quiet, 1),
+        "server_rss_mb_under_flood": round(rss_flood, 1),
         "server_timed_out": figures["timed_out"], "server_evicted": figures["evicted"],
         "server_refused": figures["refused"],
         "stranger_wrong_pins": sum(1 for s in stranger if s == 403),

@@ -423,7 +423,7 @@ class QuietLog(logging.Filter):
             record.args = None
             record.exc_info = None
             record.exc_text = None
-        key = str(record.msg)[:120]
+        key = record.getMessage()[:80]
         now = self.clock()
         seen = self._seen.get(key)
         if seen is not None and now - seen[0] < self.every:
