@@ -47,6 +47,8 @@ def client_key(host: str | None) -> str:
     if ip.version == 6:
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
+        if ip.is_loopback:
+            return str(ip)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
 

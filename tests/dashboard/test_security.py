@@ -251,3 +251,10 @@ def test_a_stranger_cannot_dodge_the_lockout_with_forwarded_for(served):
                                    {"X-Forwarded-For": "192.168.1.66"}))[0] == 429
     assert request(dash.port, post("/api/login", {"pin": "2468"},
                                    {"X-Forwarded-For": "192.168.1.20"}))[0] == 200
+
+
+def test_a_client_is_an_ipv4_address_or_an_ipv6_64():
+    from seqboard.dashboard.guard import client_key
+    # one machine can take any address of its /64: the limits count the /64
+    assert client_key("2001:db8:1:2::10") == client_key("2001:db8:1:2:ffff::1") == "2001:db8:1:2::/64"
+    assert client_key("::ffff:192.168.1.5") == "192.168.1.5" and client_key("::1") == "::1"
