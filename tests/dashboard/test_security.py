@@ -258,3 +258,35 @@ def test_a_client_is_an_ipv4_address_or_an_ipv6_64():
     # one machine can take any address of its /64: the limits count the /64
     assert client_key("2001:db8:1:2::10") == client_key("2001:db8:1:2:ffff::1") == "2001:db8:1:2::/64"
     assert client_key("::ffff:192.168.1.5") == "192.168.1.5" and client_key("::1") == "::1"
+
+
+def test_the_board_link_opens_and_reads_while_1100_connections_are_held(served):
+    """pyserial waits with select(), which cannot watch a descriptor at or above 1024: the
+    dashboard's connections keep above it, so the link still opens and reads."""
+    import fcntl
+
+    import serial
+    dash = served()
+    if not dash.limits["high_fds"]:
+        pytest.fail(f"the open-files limit {dash.limits['open_files']} is too low for this test")
+    held = []
+    for k in range(1100):                   # the test's own ends kept high too
+        s = socket.socket()
+        s.bind((f"127.0.15.{1 + k % 40}", 0))
+        s.connect(("127.0.0.1", dash.port))
+        fd = fcntl.fcntl(s.fileno(), fcntl.F_DUPFD_CLOEXEC, 4096)
+        held.append(socket.socket(fileno=fd))
+        s.close()
+    time.sleep(0.5)
+    assert dash.guard.figures()["http"] >= 1100
+    board, host = os.openpty()
+    link = serial.Serial(os.ttyname(host), 115200, timeout=0.2)
+    try:
+        assert link.fileno() < 1024
+        os.write(board, b"HELLO\n")
+        assert link.read(6) == b"HELLO\n"
+    finally:
+        link.close()
+        os.close(board), os.close(host)
+        for s in held:
+            s.close()
