@@ -40,14 +40,26 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import engine
 from engine.cards import picture_file
 
-from .guard import (LOW_FDS, RESERVE_FDS, ConnectionGuard, HighFdSocket, JSONLimitError, PinGuard,
-                    QuietLog, client_key, loads_limited, protocols, raise_open_files)
+from .guard import (
+    LOW_FDS,
+    RESERVE_FDS,
+    ConnectionGuard,
+    HighFdSocket,
+    JSONLimitError,
+    PinGuard,
+    QuietLog,
+    client_key,
+    loads_limited,
+    protocols,
+    raise_open_files,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 CARDS = Path(engine.__file__).resolve().parent / "data" / "cards"
@@ -405,7 +417,7 @@ class Dashboard:
             dash.commands.call(work)
             try:
                 result = await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return error(503, "the referee did not answer in time: try again")
             if "error" in result:
                 return error(result.get("status", 400), result["error"])
@@ -485,7 +497,7 @@ class Dashboard:
                 if img is None:
                     return error(404, "no frame yet")
                 import cv2
-                ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
+                _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
                 dash._frame = (now, buf.tobytes())
             return Response(dash._frame[1], media_type="image/jpeg",
                             headers={"Cache-Control": "no-store"})

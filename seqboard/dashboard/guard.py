@@ -377,7 +377,7 @@ class PinGuard:
 
 
 # --- JSON ------------------------------------------------------------------------------------
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 class JSONLimitError(ValueError):

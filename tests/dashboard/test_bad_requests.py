@@ -115,7 +115,7 @@ def request(port: int, data: bytes, src: str = "127.0.0.1", timeout: float = 10.
                 if not chunk:
                     break
                 buf += chunk
-        except (ConnectionResetError, socket.timeout):
+        except (TimeoutError, ConnectionResetError):
             pass
     head, _, body = buf.partition(b"\r\n\r\n")
     if not head:
@@ -222,7 +222,7 @@ def test_bad_json_bodies_get_a_clean_4xx_and_change_nothing(server, case):
     _, path, body, statuses, word, cookie = case
     before = server.snapshot()
     headers = {"Cookie": server.cookie} if cookie else {}
-    status, h, raw = request(server.port, post(path, None, headers, body), server.source())
+    status, _, raw = request(server.port, post(path, None, headers, body), server.source())
     assert status in statuses
     error = json.loads(raw)["error"]
     assert error and "\n" not in error
@@ -246,7 +246,7 @@ def test_wrong_methods_get_405(server, method, path):
     body = b"{}"
     data = (f"{method} {path} HTTP/1.1\r\nHost: x\r\nX-Seqboard: 1\r\nCookie: {server.cookie}\r\n"
             f"Content-Length: 2\r\nConnection: close\r\n\r\n").encode() + body
-    status, h, raw = request(server.port, data, server.source())
+    status, _, raw = request(server.port, data, server.source())
     assert status == 405 and "not allowed" in json.loads(raw)["error"]
     check_unchanged(server, before)
 
@@ -255,7 +255,7 @@ def test_wrong_methods_get_405(server, method, path):
 def test_path_tricks_reach_nothing(server, path):
     before = server.snapshot()
     data = f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
-    status, h, raw = request(server.port, data, server.source())
+    status, _, raw = request(server.port, data, server.source())
     assert status in (400, 404), path
     assert b"secret" not in raw and b"import" not in raw
     check_unchanged(server, before)
@@ -264,7 +264,7 @@ def test_path_tricks_reach_nothing(server, path):
 @pytest.mark.parametrize("data", GARBAGE, ids=range(len(GARBAGE)))
 def test_what_is_not_http_gets_400_or_is_closed(server, data):
     before = server.snapshot()
-    status, h, raw = request(server.port, data, server.source())
+    status, _, _ = request(server.port, data, server.source())
     assert status in (0, 400, 413, 431)
     check_unchanged(server, before)
 
