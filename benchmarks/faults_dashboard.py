@@ -275,7 +275,7 @@ def measure(quick: bool = False) -> dict:
             rss_quiet = _rss_mb()
             seconds = 90 if quick else 180
             proc = subprocess.Popen(
-                [sys.executable, __file__, "--flood", str(port), str(FLOOD),
+                [sys.executable, str(Path(__file__).resolve()), "--flood", str(port), str(FLOOD),
                  str(FLOOD_ADDRESSES), str(seconds)],
                 stdout=subprocess.PIPE, text=True)
             reports: list[dict] = []

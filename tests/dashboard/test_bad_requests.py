@@ -13,6 +13,7 @@ import json
 import logging
 import socket
 import threading
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -266,6 +267,22 @@ def test_what_is_not_http_gets_400_or_is_closed(server, data):
     before = server.snapshot()
     status, _, _ = request(server.port, data, server.source())
     assert status in (0, 400, 413, 431)
+    check_unchanged(server, before)
+
+
+@pytest.mark.parametrize("sent", [b"{", b'{"pin": "24', b'{"action": "undo"'])
+def test_a_body_cut_short_by_the_client_leaves_no_trace(server, sent):
+    """The client announces 100 bytes, sends a few and hangs up (ClientDisconnect)."""
+    before = server.snapshot()
+    for path in ("/api/login", "/api/action"):
+        head = post(path, None, {"Cookie": server.cookie, "Content-Length": "100"}, b"")
+        with socket.socket() as s:
+            s.bind((server.source(), 0))
+            s.connect(("127.0.0.1", server.port))
+            s.sendall(head + sent)
+            time.sleep(0.05)
+    time.sleep(0.3)                          # the server notices and gives up on them
+    assert server.dash.guard.figures()["http"] == 0
     check_unchanged(server, before)
 
 
