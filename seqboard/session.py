@@ -122,6 +122,7 @@ class Session:
         if v.kind == "takeback":
             if self.game is not None:
                 self._rebuild_game_without_last()
+            self._withdraw_proposal()
             self._log_line("takeback", v.message)
             self._emit(Event("undo", v, v.message, v.spaces))
             return v
@@ -308,9 +309,17 @@ class Session:
             self._rebuild_game_without_last()
         self.warning = None
         self.ended = False
+        self._withdraw_proposal()
         self._log_line("undo", v.message)
         self._emit(Event("undo", v, v.message, v.spaces))
         return True
+
+    def _withdraw_proposal(self) -> None:
+        """A move was undone: the computer's pending move was chosen for a position and a
+        turn no longer in force; it is withdrawn (the computer chooses again on its turn)."""
+        if self.proposal is not None:
+            self.proposal = None
+            self._log_line("info", "the computer's proposed move is withdrawn")
 
     def _rebuild_game_without_last(self) -> None:
         g = self.game
