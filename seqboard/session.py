@@ -147,8 +147,15 @@ class Session:
         move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0],
                     r.moves[-1][1].five)
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
-        self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
-        self._emit(Event("verdict", v, v.message, v.spaces,
+        text = v.message
+        if card is not None:
+            # the computer's card, named as its proposal named it ("plays JC on e5")
+            who, where = COLOUR_NAMES[r.colours[v.team]], r.layout.space_name(v.spaces[0])
+            text = (text.replace(f"{who} places on {where}", f"{who} plays {card} on {where}", 1)
+                    if v.kind == "placement" else
+                    text.replace(f"{who} removes", f"{who} plays {card} and removes", 1))
+        self._log_line(v.kind, text, spaces=list(v.spaces), team=v.team)
+        self._emit(Event("verdict", v, text, v.spaces,
                          {"computer_card": card} if card is not None else {}))
         if r.over:
             self.finish()
@@ -187,15 +194,18 @@ class Session:
     def propose(self, move: Move, reason: str = "") -> None:
         """A computer player's chosen move, shown until a person places (or lifts) the chip."""
         self.proposal = (move, reason)
+        text = self.proposal_text(move, reason)
+        self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
+        self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
+                         {"card": move.card, "action": move.action}))
+
+    def proposal_text(self, move: Move, reason: str = "") -> str:
+        """The computer's move in words, with its reason when its level gives one."""
         r = self.referee
         where = r.layout.space_name(move.space) if move.space is not None else ""
         text = f"{COLOUR_NAMES[r.colours[r.team]]} (computer) plays {move.card} " \
                f"{'on' if move.action == 'place' else 'removing'} {where}"
-        if reason:
-            text += f": {reason}"
-        self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
-        self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
-                         {"card": move.card, "action": move.action}))
+        return f"{text}: {reason}" if reason.strip() else text
 
     def dead_card(self, card: str | None) -> None:
         """The player to move traded a dead card (told by a button, the page or the Pi)."""
@@ -356,7 +366,8 @@ class Session:
         prop = None
         if self.proposal is not None:
             m, why = self.proposal
-            prop = {"action": m.action, "card": m.card, "space": m.space, "reason": why}
+            prop = {"action": m.action, "card": m.card, "space": m.space, "reason": why,
+                    "text": self.proposal_text(m, why)}
         return {
             "mode": self.mode, "edition": r.edition.name, "title": r.edition.title,
             "rows": lay.rows, "cols": lay.cols, "symbols": list(lay.symbols),

@@ -132,8 +132,9 @@ class Dashboard:
                  host: str = "0.0.0.0", port: int = 8080, source=None,
                  actions: dict[str, Callable[[], Any]] | None = None, calibrator=None,
                  max_connections: int = MAX_CONNECTIONS, max_websockets: int = MAX_WEBSOCKETS,
-                 request_timeout: float = REQUEST_TIMEOUT) -> None:
+                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False) -> None:
         self.records_dir = Path(records_dir)
+        self.voice = voice          # ui.voice: the page speaks unless its viewer turns it off
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.host, self.port = host, port
@@ -173,11 +174,17 @@ class Dashboard:
         spaces = [] if event.kind == "hint" else list(event.spaces)
         msg = json.dumps({
             "type": "state", "seq": self._seq, "sent": time.time(),
-            "event": {"kind": event.kind, "text": event.text, "spaces": spaces},
+            "event": {"kind": event.kind, "text": event.text, "spaces": spaces,
+                      "new_sequences": getattr(event.verdict, "new_sequences", 0) or 0},
             "view": public_view(view),
+            # the page asks for /camera.jpg only when there is a camera to show
+            "camera": self.has_camera(), "voice": self.voice,
             "observed": None if obs is None else [s.value for s in obs.states],
         }, separators=(",", ":"))
         self._publish(msg)
+
+    def has_camera(self) -> bool:
+        return self.source is not None and hasattr(self.source, "annotated")
 
     def stacks(self, kind: str, game, text: str) -> None:
         """A :class:`~seqboard.stacks_table.StacksTable` listener: SEQUENCE STACKS live."""
@@ -489,7 +496,7 @@ class Dashboard:
 
         async def camera(request: Request):
             src = dash.source
-            if src is None or not hasattr(src, "annotated"):
+            if not dash.has_camera():
                 return error(404, "no camera in this mode")
             now = time.monotonic()
             if dash._frame is None or now - dash._frame[0] > 0.3:       # a few frames a second

@@ -65,6 +65,12 @@ def status_line(view: dict) -> str:
     return f"{head} | sequences: {seqs} (need {view['to_win']}) | dead cards: {dead}"
 
 
+def warning_text(view: dict) -> str:
+    """The warning, ending once in what to do about it."""
+    text = view["warning"]["text"]
+    return text if "put the board right" in text else f"{text} (put the board right)"
+
+
 def hint_lines(view: dict) -> list[str]:
     """The hints for the player to move, best first: move, reason, chance of winning."""
     out = []
@@ -87,13 +93,13 @@ class TerminalIndicator:
             out = ["\033[2J\033[H" + view["title"], render_board(view, self.colour), "",
                    status_line(view)]
             if view["warning"]:
-                out.append(f"{WARN if self.colour else ''}WARNING: {view['warning']['text']}"
-                           f" (put the board right){RESET if self.colour else ''}")
+                out.append(f"{WARN if self.colour else ''}WARNING: {warning_text(view)}"
+                           f"{RESET if self.colour else ''}")
             if view.get("source_problem"):
                 out.append(f"{WARN if self.colour else ''}SENSING: {view['source_problem']}"
                            f"{RESET if self.colour else ''}")
             if view["proposal"]:
-                out.append(f"computer's move: {view['log'][-1]['text'] if view['log'] else ''}")
+                out.append(f"computer's move: {view['proposal'].get('text', '')}")
             out += hint_lines(view)
             out.append("")
             out += [f"{e['n']:4d}  {e['text']}" for e in view["log"][-8:]]
