@@ -92,7 +92,9 @@ class Session:
             self.recorder.write_group(entries)
 
     def _log_line(self, kind: str, text: str, **extra) -> None:
-        self.log.append({"n": len(self.log) + 1, "kind": kind, "text": text, **extra})
+        # numbered on past the 200 lines kept (the count was stuck at 201 once the log was full)
+        n = self.log[-1]["n"] + 1 if self.log else 1
+        self.log.append({"n": n, "kind": kind, "text": text, **extra})
         del self.log[:-200]
 
     # --- the referee's path -----------------------------------------------------------------

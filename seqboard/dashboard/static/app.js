@@ -301,10 +301,6 @@ function render(msg) {
     log.appendChild(li);
   }
   if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }
-  if (msg.voice !== undefined) {
-    const box = document.getElementById("voice-on");
-    if (!box.dataset.chosen) box.checked = !!msg.voice;
-  }
   const ev = msg.event || {};
   if (msg.seq !== lastSeq && lastSeq !== null) {        // a new event, not the page's first look
     if (ev.kind === "warning") beep("illegal");
@@ -322,6 +318,10 @@ function connect() {
   socket.onopen = () => { retry = 500; status.textContent = "live"; status.className = "status on"; };
   socket.onmessage = (e) => {
     const msg = JSON.parse(e.data);
+    if (msg.voice !== undefined) {                // ui.voice, unless this viewer chose
+      const box = document.getElementById("voice-on");
+      if (!box.dataset.chosen) box.checked = !!msg.voice;
+    }
     if (msg.type === "state") render(msg);
   };
   socket.onclose = () => {
