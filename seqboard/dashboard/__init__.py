@@ -41,7 +41,7 @@ CARDS = Path(__file__).resolve().parent.parent.parent / "engine" / "data" / "car
 MAX_BODY = 4096
 QUEUE = 64                     # messages a slow browser may fall behind before it skips
 RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
-ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move")
+ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
 
 
 def _lan_address() -> str:
