@@ -79,7 +79,16 @@ class Film:
 
 
 def true_game(seed: int, players: int, min_moves: int, max_moves: int) -> list[TrueMove]:
-    """A seeded game's board moves (placements and removals), at most ``max_moves``."""
+    """A seeded game's board moves (placements and removals): between ``min_moves`` and
+    ``max_moves`` of them (a game won sooner is dealt again with the next seed)."""
+    for k in range(100):
+        moves = _play(seed * 101 + k, players, min_moves, max_moves)
+        if len(moves) >= min_moves:
+            return moves
+    raise RuntimeError(f"no game of {min_moves} moves from seed {seed}")
+
+
+def _play(seed: int, players: int, min_moves: int, max_moves: int) -> list[TrueMove]:
     rng = random.Random(seed)
     game = Game("classic", players, None, None, random.Random(seed))
     seats = [make_player(rng.choice(("random", "greedy")), random.Random(seed * 31 + p))

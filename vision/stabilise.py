@@ -9,6 +9,13 @@ it reads steadily. A space that keeps flipping between two states (three flips o
 within ``problem_after`` seconds) is a problem at that space: it is reported unknown, named
 in :attr:`Stabiliser.problems`, and the rest of the board settles without it.
 
+Chips do not move by themselves: a hand brings or takes every one. A space whose reading
+changed although no hand came over it, or next to it, since the last report (the board
+was seen all along) is a misreading until it has lasted ``untouched_after`` seconds (a
+shadow passing, a reflection): it is reported unknown meanwhile. A change no hand was seen
+making is still accepted after that time, so the game is never held up by a hand the
+reader missed.
+
 Time is whatever the caller passes: the camera's clock, or a file's frame times (so a video
 gives the same observations on any machine, at any speed).
 
@@ -43,13 +50,19 @@ class Stabiliser:
     A reading is held back while the board is not found, while a hand covers any space,
     while the picture of the board still moves (``motion`` grey levels, mean over the board),
     and until the known spaces have agreed for ``settle`` seconds. A stable observation is
-    reported once; it is reported again only after it changed (or after :meth:`forget`).
+    reported once; it is reported again only after a known space changed (or after
+    :meth:`forget`).
     """
 
     def __init__(self, settle: float = 0.6, motion: float = 4.0,
-                 problem_after: float | None = None, flips: int = 3) -> None:
+                 problem_after: float | None = None, flips: int = 3,
+                 untouched_after: float | None = None) -> None:
         self.settle = settle
         self.motion = motion
+        self.untouched_after = untouched_after if untouched_after is not None else max(3.0, 5 * settle)
+        self._touched: np.ndarray | None = None     # a hand over or beside it since the report
+        self._basis: np.ndarray | None = None       # each space's last reported known state
+        self._untouched_since: dict[int, float] = {}
         self.problem_after = problem_after if problem_after is not None else max(2.0, 4 * settle)
         self.flips = flips
         self._window: deque[tuple[float, np.ndarray]] = deque()
@@ -108,6 +121,16 @@ class Stabiliser:
         """The stable observation this reading completes, or None. ``names(i)``: a space's
         name for :attr:`problems` (default ``space i``)."""
         moving = self._moving(reading.board) if reading.found else True
+        n = len(reading.observation.states)
+        if self._touched is None:
+            self._touched = np.zeros(n, bool)
+        if not reading.found:
+            self._touched[:] = True             # unseen: anything may have happened
+        elif reading.hand:
+            rows, cols = reading.observation.rows, reading.observation.cols
+            near = cv2.dilate(np.array(reading.occluded, np.uint8).reshape(rows, cols),
+                              np.ones((3, 3), np.uint8)).ravel() > 0
+            self._touched |= near
         if not reading.found or reading.hand:
             self._reset("covered" if reading.found else "waiting")
             return None
@@ -138,13 +161,39 @@ class Stabiliser:
             return None
         steady = known.all(axis=0) & ~conflict & ~problem
         out = np.where(steady, arr[-1], _UNKNOWN)
+        out = self._untouched_changes(out, t)
         key = tuple(_STATES[k] for k in out)
         self.state = "stable"
         if key == self._reported:
             return None
+        if self._reported is not None and self._basis is not None \
+                and not ((out != _UNKNOWN) & (out != self._basis)).any():
+            return None                 # nothing read differs from what was reported
         self._reported = key
+        known_now = out != _UNKNOWN
+        self._basis = np.where(known_now, out, self._basis if self._basis is not None else _UNKNOWN)
+        self._touched[:] = False
+        steady = steady & known_now
         conf = tuple(c if s else 0.0 for c, s in zip(obs.confidence, steady))
         return Observation(obs.rows, obs.cols, key, conf)
+
+
+    def _untouched_changes(self, out: np.ndarray, t: float) -> np.ndarray:
+        """Spaces changed since the last report with no hand near them: unknown until the
+        change has lasted ``untouched_after`` seconds."""
+        if self._basis is None:
+            return out
+        changed = (out != _UNKNOWN) & (self._basis != _UNKNOWN) & (out != self._basis) \
+            & ~self._touched
+        for i in list(self._untouched_since):
+            if not changed[i]:
+                del self._untouched_since[i]
+        out = out.copy()
+        for i in np.flatnonzero(changed):
+            since = self._untouched_since.setdefault(int(i), t)
+            if t - since < self.untouched_after:
+                out[i] = _UNKNOWN
+        return out
 
 
 def _name(state: SpaceState) -> str:
