@@ -183,6 +183,8 @@ class Stabiliser:
         change has lasted ``untouched_after`` seconds."""
         if self._basis is None:
             return out
+        # a hand that came and went leaving a space as it was: that visit is over
+        self._touched &= ~((out == self._basis) & (out != _UNKNOWN))
         changed = (out != _UNKNOWN) & (self._basis != _UNKNOWN) & (out != self._basis) \
             & ~self._touched
         for i in list(self._untouched_since):
