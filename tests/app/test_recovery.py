@@ -157,3 +157,31 @@ def test_an_occupancy_board_asks_which_order_and_confirm_takes_it(tmp_path):
     s.confirm()
     assert len(ref.moves) == 2 and s.warning is None
     _replays(path, ref)
+
+
+def test_the_page_button_takes_the_board_and_a_resumed_game_keeps_the_edit(tmp_path):
+    from starlette.testclient import TestClient
+
+    from seqboard.dashboard import Dashboard
+    from seqboard.loop import Commands
+    from seqboard.session import resume_session
+
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_with(ref, {"b2": "B"}))
+    s.observe(_with(ref, {"e5": "B", "f3": "B", "g7": "G"}))
+    assert s.warning is not None
+    commands = Commands()
+    dash = Dashboard(None, tmp_path, commands, pin="2468")
+    dash.attach(s)
+    with TestClient(dash.app) as client:
+        h = {"X-Seqboard": "1"}
+        assert client.post("/api/login", json={"pin": "2468"}, headers=h).status_code == 200
+        r = client.post("/api/action", json={"action": "take_board"}, headers=h)
+        assert r.status_code == 200
+    commands.run_pending()                      # the main loop runs it
+    assert s.warning is None
+    board = list(ref.board.cells)
+    s.recorder.close()
+    again = resume_session(path, RecordWriter(path, resume=True), "referee")
+    assert again.referee.board.cells == board
+    assert again.referee.team == ref.team

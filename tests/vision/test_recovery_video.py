@@ -168,3 +168,32 @@ def test_a_change_no_hand_made_waits_before_it_counts():
     assert [st for _, st in seen if st is not SpaceState.UNKNOWN] == [SpaceState.EMPTY, SpaceState.BLUE]
     t_blue = next(t for t, st in seen if st is SpaceState.BLUE)
     assert t_blue >= 4.5 + 3.0
+
+
+def test_a_video_file_plays_at_its_container_frame_rate(film, fast_run, tmp_path):
+    import cv2
+    frames = sorted(film.folder.glob("*.jpg"))
+    first = cv2.imread(str(frames[0]))
+    video = tmp_path / "game.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0,
+                          (first.shape[1], first.shape[0]))
+    for f in frames:
+        out.write(cv2.imread(str(f)))
+    out.release()
+    records = tmp_path / "records"
+    cfg = config_for(film, records)
+    # camera.fps says 4: a folder would play at 4 frames a second, the file keeps its own 10
+    cfg.write_text(cfg.read_text().replace(f'device = "{film.folder}"', f'device = "{video}"')
+                   .replace("fps = 10.0", "fps = 4.0"))
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        code = main(["referee", "--config", str(cfg), "--records", str(records), "--new",
+                     "--no-dashboard", "--speed", "0"])
+    assert code == 0 and f"{film.frames} frames" in text.getvalue()
+    record = sorted(records.glob("*.jsonl"))[-1]
+    lines = [json.loads(x) for x in record.read_text().splitlines()[1:]]
+    verdicts = [x for x in lines if x["type"] == "verdict"]
+    assert all(abs(x["t"] - x["frame"] / 10.0) < 1e-6 for x in verdicts)
+    folder = [json.loads(x) for x in fast_run[2].read_text().splitlines()[1:]]
+    assert [(x["kind"], x["spaces"], x["frame"]) for x in verdicts] == \
+        [(x["kind"], x["spaces"], x["frame"]) for x in folder if x["type"] == "verdict"]
