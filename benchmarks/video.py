@@ -158,8 +158,7 @@ def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
     # the empty board first: the calibration is made from these frames, as a user would
     # (`seqboard calibrate` with the empty board in view), and the referee's first look
     cam.shoot(states, frames=int(1.5 * FPS))
-    candidates = [i for i in range(1, len(truth) - 1)
-                  if truth[i].action == "place" and truth[i + 1].action == "place"]
+    candidates = list(range(1, len(truth) - 1))
     hidden_at = sorted(rng.sample(candidates, min(hidden, len(candidates)))) if hidden else []
     # a hidden move's hand goes straight on to the next move: never two hidden in a row
     hidden_at = [h for k, h in enumerate(hidden_at) if k == 0 or h > hidden_at[k - 1] + 1]

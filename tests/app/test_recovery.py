@@ -185,3 +185,19 @@ def test_the_page_button_takes_the_board_and_a_resumed_game_keeps_the_edit(tmp_p
     again = resume_session(path, RecordWriter(path, resume=True), "referee")
     assert again.referee.board.cells == board
     assert again.referee.team == ref.team
+
+
+def test_a_missed_removal_by_a_jack_is_caught_up_too(tmp_path):
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_with(ref, {"b2": "B"}))
+    s.observe(_with(ref, {"c3": "G"}))
+    s.observe(_with(ref, {"d4": "B"}))
+    # missed: green's jack takes blue's d4 off, then blue places on e5
+    s.observe(_with(ref, {"d4": ".", "e5": "B"}))
+    assert [e.text for e in events if e.kind == "caught_up"] == \
+        ["caught up: green removes d4, then blue e5"]
+    assert [m.action for _, m in ref.moves] == ["place", "place", "place", "remove", "place"]
+    # three changes are more than one move per seat (two players): a warning
+    s.observe(_with(ref, {"c3": ".", "f6": "G", "g7": "B"}))
+    assert s.warning is not None and "put green back on c3" in s.warning.message
+    _replays(path, ref)
