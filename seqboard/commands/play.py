@@ -201,7 +201,8 @@ def _summary(session, source) -> str:
     warnings = kinds.count("violation")
     state = "the game is over" if session.ended else \
         "the game is unfinished (--resume goes on with the next file, --new starts afresh)"
-    return (f"end of {source.name}: {source.frames_read} frames; {moves} moves in the game "
+    name = getattr(getattr(source, "frames", None), "name", source.name)
+    return (f"end of {name}: {source.frames_read} frames; {moves} moves in the game "
             f"({session.caught_up} caught up), {warnings} warnings; {state}")
 
 
