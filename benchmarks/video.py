@@ -162,7 +162,7 @@ def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
     hidden_at = sorted(rng.sample(candidates, min(hidden, len(candidates)))) if hidden else []
     # a hidden move's hand goes straight on to the next move: never two hidden in a row
     hidden_at = [h for k, h in enumerate(hidden_at) if k == 0 or h > hidden_at[k - 1] + 1]
-    still = int(round(1.0 * FPS))
+    still = round(1.0 * FPS)
     for n, mv in enumerate(truth):
         if n - 1 not in hidden_at:        # the hand comes in: first over another space
             near = rng.randrange(layout.size)

@@ -205,7 +205,7 @@ def video_figures(games: int, seed: int, quick: bool) -> dict:
     import tempfile
     from pathlib import Path
 
-    import video   # benchmarks/video.py, beside this file
+    import video  # benchmarks/video.py, beside this file
 
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)

@@ -102,6 +102,7 @@ RULES = {
     "several_changes": "several chips changed at once",
     "game_over": "the game is already over",
     "not_proposed": "not the move the computer player chose",
+    "confirm_catch_up": "missed moves found: a person confirms them",
 }
 
 

@@ -243,6 +243,7 @@ class Session:
         v = Verdict("no_change", message="no change")
         self._write_group([observation_entry(obs) | at, verdict_entry(v, r.layout.cols) | at])
         self.warning = None
+        self.proposal = None          # the Pi chooses again for the position it is back at
         self.ended = False
         text = f"takeback: the board is back at move {len(r.moves) + 1}, the last {back} moves undone"
         self._log_line("takeback", text)
