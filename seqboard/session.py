@@ -312,9 +312,8 @@ class Session:
         if problems == self.space_problems:
             return
         self.space_problems = dict(problems)
-        text = "; ".join(problems.values()) if problems else "every space reads steadily again"
-        self._log_line("info", text, spaces=sorted(problems))
-        self._emit(Event("source", None, text, tuple(sorted(problems))))
+        # shown where sensing trouble is shown (terminal, page, log); the spaces in the view
+        self.source_status("; ".join(problems[i] for i in sorted(problems)) if problems else None)
 
     def _reject(self, obs: Observation, v: Verdict, pmove: Move, group: list[dict]) -> Verdict:
         """A legal-looking change that is not the computer's chosen move: take it back and

@@ -201,3 +201,21 @@ def test_a_missed_removal_by_a_jack_is_caught_up_too(tmp_path):
     s.observe(_with(ref, {"c3": ".", "f6": "G", "g7": "B"}))
     assert s.warning is not None and "put green back on c3" in s.warning.message
     _replays(path, ref)
+
+
+def test_a_space_that_will_not_settle_is_shown_at_that_space(tmp_path):
+    import io
+
+    from seqboard.indicators.terminal import TerminalIndicator
+    s, ref, path, events = _session(tmp_path)
+    screen = io.StringIO()
+    s.subscribe(TerminalIndicator(screen, live=False, colour=False))
+    a5 = ref.layout.parse_space("a5")
+    s.report_space_problems({a5: "a5 keeps changing between green and red: check the light there"})
+    assert s.view()["space_problems"] == [{"space": a5, "text": "a5 keeps changing between green "
+                                                               "and red: check the light there"}]
+    s.report_space_problems({})
+    assert s.view()["space_problems"] == [] and s.source_problem is None
+    lines = screen.getvalue().splitlines()
+    assert lines[-2] == "[  0] SENSING a5 keeps changing between green and red: check the light there"
+    assert lines[-1] == "[  0] ok: the board's sensing is back"
