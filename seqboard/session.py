@@ -424,7 +424,8 @@ class Session:
             raise EngineError("say which cards you hold, e.g. 5H 10D JS")
         return None
 
-    def hint(self, cards: list[str] | None = None, n: int = 3, clock=None) -> list[dict]:
+    def hint(self, cards: list[str] | None = None, n: int = 3, clock=None,
+             private: bool = False) -> list[dict]:
         """The best moves for the player to move, ranked, each with its reason: from the
         ``cards`` they hold (the Pi cannot see real cards), or from the engine's own game
         when it deals (the demo). Shown in the log and on the dashboard."""
@@ -446,8 +447,10 @@ class Session:
         for i, h in enumerate(self.hints, 1):
             text = f"hint {i} for {who}: {h['move']} ({h['reason']})"
             self._log_line("hint", text, spaces=[h["space"]] if h["space"] is not None else [])
+        # ``private``: asked from a phone; only the asker's page shows (and speaks) them
         self._emit(Event("hint", None, f"{len(self.hints)} hint(s) for {who}",
-                         tuple(h["space"] for h in self.hints[:1] if h["space"] is not None)))
+                         tuple(h["space"] for h in self.hints[:1] if h["space"] is not None),
+                         {"private": private}))
         return self.hints
 
     def pass_turn(self) -> None:

@@ -139,7 +139,8 @@ def start_dashboard(cfg, session, commands, directory, args, source=None, action
     from ..dashboard import Dashboard
     dash = Dashboard(cfg.section("dashboard"), directory, commands,
                      pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
-                     port=cfg["dashboard.port"], source=source, actions=actions)
+                     port=cfg["dashboard.port"], source=source, actions=actions,
+                     voice=cfg["ui.voice"])
     dash.attach(session)
     try:
         url = dash.start()

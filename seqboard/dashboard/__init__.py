@@ -410,7 +410,7 @@ class Dashboard:
 
             def work():
                 try:
-                    result = {"hints": s.hint(cards), "move_number": s.hints_at}
+                    result = {"hints": s.hint(cards, private=True), "move_number": s.hints_at}
                 except EngineError as exc:
                     result = {"error": str(exc)}
                 except Exception as exc:            # a bug: one line, the page gets a 500
