@@ -17,6 +17,11 @@ WARN = "\033[1;31m"
 DIM = "\033[2m"
 
 
+#: lines about this run kept in sight under the live board and reprinted by the ``a`` key
+#: (the dashboard's address and PIN); never part of the view, which the page shows to all
+NOTES: dict[str, str] = {}
+
+
 def render_board(view: dict, colour: bool = True) -> str:
     """The board as text: the chip's letter on a chip (lower case in a sequence), the card
     code on an empty space, ``**`` on a free one, ``!!`` where a warning points."""
@@ -91,7 +96,7 @@ class TerminalIndicator:
     def __call__(self, event: Event, view: dict) -> None:
         if self.live:
             out = ["\033[2J\033[H" + view["title"], render_board(view, self.colour), "",
-                   status_line(view)]
+                   status_line(view)] + list(NOTES.values())
             if view["warning"]:
                 out.append(f"{WARN if self.colour else ''}WARNING: {warning_text(view)}"
                            f"{RESET if self.colour else ''}")
@@ -115,5 +120,6 @@ class TerminalIndicator:
             if event.kind == "hint":
                 self.stream.write("".join(f"      {line}\n" for line in hint_lines(view)))
             if event.kind == "game_over":
-                self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n")
+                self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n"
+                                  + "".join(f"{n}\n" for n in NOTES.values()))
         self.stream.flush()
