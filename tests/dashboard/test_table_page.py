@@ -188,9 +188,11 @@ def test_hints_marked_on_the_askers_board_only(browser, live):
     asker.fill("#pin", live.pin)
     asker.click("#login button")
     expect(asker.locator("#login-msg")).to_have_text("unlocked")
+    asker.check("#voice-on")                              # this phone speaks its hints
     asker.fill("#hint-cards", "5H 10D JS 2C QS")
     asker.click("#hint-form button")
     expect(asker.locator("#hints li")).to_have_count(3, timeout=30000)
+    asker.wait_for_function("window.seqboardSaid.some(t => t.startsWith('hint: '))")
     marks = asker.eval_on_selector_all("#board g.hint", "gs => gs.map(g => [+g.dataset.hint, +g.dataset.space])")
     hints = live.session.hints
     assert marks == [[k + 1, h["space"]] for k, h in enumerate(hints) if h["space"] is not None]
@@ -259,10 +261,27 @@ def test_the_page_speaks_verdicts_when_the_voice_is_on(browser, live):
     expect(pg.locator("#voice-on")).to_be_checked()
     pg.wait_for_function("window.seqboardSaid.length > 0")
     said = pg.evaluate("window.seqboardSaid")
-    assert live.session.log[-1]["text"].split(" (")[0] in said[-1]
+    from seqboard.indicators.voice import speakable
+    assert said[-1] == speakable(live.session.log[-1]["text"])     # as the Pi would say it
     pg.uncheck("#voice-on")                               # a viewer can silence it
     n = len(said)
     live.observe(live.next_observation())
     expect(pg.locator("#board")).to_have_attribute("data-move", "2")
     assert pg.evaluate("window.seqboardSaid.length") == n
+    pg.context.close()
+
+
+def test_the_pis_proposal_box_has_no_bare_colon_without_a_reason(browser, live):
+    from engine.moves import Move
+    pg = open_page(browser, live, "desktop")
+    live.observe(live.next_observation())
+    space = next(i for i, c in enumerate(live.ref.board.cells) if c == 0 and i not in live.ref.layout.free)
+    with live.lock:
+        live.session.propose(Move("place", "AH", space), "")
+    box = pg.locator("#proposal")
+    expect(box).to_be_visible()
+    assert not box.inner_text().rstrip().endswith(":"), box.inner_text()
+    with live.lock:
+        live.session.propose(Move("place", "AH", space), "blocks green's four")
+    expect(box).to_contain_text("AH: blocks green's four")
     pg.context.close()

@@ -150,9 +150,13 @@ function say(text) {
     window.speechSynthesis.speak(u);
   } catch (e) { /* no speech engine: the page goes on silently */ }
 }
+const RANK_WORDS = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 10: "ten", 9: "nine", 8: "eight",
+                     7: "seven", 6: "six", 5: "five", 4: "four", 3: "three", 2: "two" };
+const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 function spoken(text) {
-  // what a listener needs: space names as letters and numbers, cards in words
-  return text.replace(/\bJ([CDHS])\b/g, "jack").replace(/\(computer\) /g, "").replace(/;/g, ",");
+  // as the Pi's voice says it (seqboard/indicators/voice.py): card codes as card names
+  return (text || "").replace(/\b(10|[AKQJT2-9])([SHDC])\b/g, (_, r, s) => `${RANK_WORDS[r]} of ${SUIT_WORDS[s]}`)
+    .replace(/\(computer\) /g, "").replace(/;/g, ",").replace(/[()]/g, "");
 }
 
 function show(id, on) { document.getElementById(id).hidden = !on; }
