@@ -135,6 +135,7 @@ class Dashboard:
                  request_timeout: float = REQUEST_TIMEOUT, voice: bool = False) -> None:
         self.records_dir = Path(records_dir)
         self.voice = voice          # ui.voice: the page speaks unless its viewer turns it off
+        self.stacks_seats: list[str] = []       # SEQUENCE STACKS: "person" or a level per seat
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.host, self.port = host, port
@@ -192,6 +193,8 @@ class Dashboard:
         self._publish(json.dumps({
             "type": "state", "mode": "stacks", "seq": self._seq, "sent": time.time(),
             "event": {"kind": kind, "text": text}, "stacks": game.view(), "log": game.log[-40:],
+            # who sits where ("person" or the Pi's level): the page marks the Pi's seats
+            "seats": list(self.stacks_seats),
         }, separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:

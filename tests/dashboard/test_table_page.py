@@ -285,3 +285,33 @@ def test_the_pis_proposal_box_has_no_bare_colon_without_a_reason(browser, live):
         live.session.propose(Move("place", "AH", space), "blocks green's four")
     expect(box).to_contain_text("AH: blocks green's four")
     pg.context.close()
+
+
+def test_stacks_page_marks_the_pis_seat_and_has_no_pin_box(browser, tmp_path):
+    import io
+    import random
+
+    from engine.stacks import StacksGame
+    from seqboard.dashboard import Dashboard
+    from seqboard.stacks_table import StacksTable
+
+    dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
+    dash.stacks_seats = ["person", "greedy"]              # as `seqboard stacks --computer 2`
+    url = dash.start()
+    g = StacksGame(2, rng=random.Random(1), known=True)
+    StacksTable(g, dash.stacks_seats, io.StringIO(), listeners=[dash.stacks])
+    dash.stacks("start", g, "")
+    pg = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        pg.goto(url)
+        expect(pg.locator("#stacks-box")).to_be_visible()
+        rows = pg.locator("#stacks-players tbody tr")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(1)).to_have_attribute("data-pi", "greedy")
+        expect(rows.nth(1).locator(".pi-seat")).to_have_text("the Pi (greedy)")
+        assert rows.nth(0).locator(".pi-seat").count() == 0
+        expect(pg.locator("#login")).to_be_hidden()       # nothing behind a PIN here
+        shot(pg, "stacks-phone")
+    finally:
+        pg.close()
+        dash.stop()

@@ -164,6 +164,8 @@ function show(id, on) { document.getElementById(id).hidden = !on; }
 function renderStacks(msg) {
   const v = msg.stacks;
   show("board-box", false); show("side", false); show("stacks-box", true);
+  // STACKS is played by typing at the Pi: the page only watches, so no PIN box
+  show("login", false);
   document.getElementById("title").textContent = "\u2014 SEQUENCE STACKS";
   document.getElementById("stacks-turn").textContent = v.over ? "Game over: " + v.result
     : `player ${v.current + 1} to play (${v.direction})` +
@@ -186,9 +188,11 @@ function renderStacks(msg) {
   body.innerHTML = "";
   for (let p = 0; p < v.players; p++) {
     const tr = document.createElement("tr");
-    if (p === v.current && !v.over) tr.className = "current";
+    const pi = (msg.seats || [])[p] && msg.seats[p] !== "person";
+    tr.className = (p === v.current && !v.over ? "current" : "") + (pi ? " pi" : "");
+    if (pi) tr.dataset.pi = msg.seats[p];
     const ch = v.chips[p];
-    tr.innerHTML = `<td>player ${p + 1}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
+    tr.innerHTML = `<td>player ${p + 1}${pi ? ` <span class="pi-seat">the Pi (${msg.seats[p]})</span>` : ""}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
                    `<td>${v.discard_tops[p] || "\u2013"}</td><td>${v.hand_sizes[p]}</td>`;
     body.appendChild(tr);
   }
