@@ -124,6 +124,15 @@ class Voice:
                 self._failed = True
                 self._note(f"espeak-ng failed ({exc}): the game goes on without a voice")
                 return
+            err = done.stderr.decode("utf-8", "replace")
+            if done.returncode == 0 and self.wav_dir is None and ("snd_pcm_open" in err
+                                                                  or "\nerror:" in "\n" + err):
+                # espeak-ng says 0 even when no sound device took the speech
+                self._failed = True
+                last = err.strip().splitlines()[-1] if err.strip() else ""
+                self._note(f"espeak-ng cannot reach a sound device ({last}): the game goes on "
+                           "without a voice")
+                return
             if done.returncode != 0:
                 why = done.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
                 self._failed = True

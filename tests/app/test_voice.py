@@ -100,3 +100,18 @@ def test_bad_voice_keys_are_one_line(tmp_path, capsys, text, expected):
     code = main(["demo", "--config", str(cfg), "--records", str(tmp_path / "r"), "--fast"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and expected in err[0], err
+
+
+def test_no_sound_device_is_one_line_and_the_game_goes_on(tmp_path, capsys, monkeypatch, espeak):
+    empty = tmp_path / "asound.conf"
+    empty.write_text("")
+    monkeypatch.setenv("ALSA_CONFIG_PATH", str(empty))  # ALSA with no device at all
+    monkeypatch.setenv("PULSE_SERVER", "unix:/nonexistent")
+    cfg = write_config(tmp_path, ui={"voice": True})
+    code = main(["demo", "--fast", "--seed", "1", "--source", "direct", "--records",
+                 str(tmp_path / "r"), "--config", str(cfg), "--no-dashboard", "--new"])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert code == 0 and "blue wins" in text
+    notes = [ln for ln in text.splitlines() if ln.startswith("voice:")]
+    assert len(notes) == 1 and "cannot reach a sound device" in notes[0], notes
