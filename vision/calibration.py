@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import Reference
+from .locate import BoardNotFound
 
 VERSION = 1
 
@@ -91,27 +92,55 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
-              corners: np.ndarray | None = None, camera: dict | None = None) -> Calibration:
+              corners: np.ndarray | None = None, camera: dict | None = None,
+              check: bool = True) -> Calibration:
     """Learn the board from frames of the empty board (a few, averaged against noise).
 
     ``corners`` (tl, tr, br, bl of the grid) skips finding the board: the manual fallback.
-    Raises :class:`~vision.locate.BoardNotFound` saying what to fix.
+    Before anything is learnt the grid is confirmed by the board itself
+    (:func:`vision.pairs.check_grid`: the two spaces printed with each card must look alike)
+    and, found without markers, turned by the same pairs. Raises
+    :class:`~vision.locate.BoardNotFound` saying what to fix, or :class:`GridRefused` (one
+    of them) when the grid cannot be confirmed; a wrong grid is never returned.
+    ``check=False`` skips the confirmation (for layouts the caller knows print no pairs).
     """
     from .classify import features
     from .locate import find_aruco, find_outline, layout_template, orient, straighten
+    from .pairs import check_grid, pair_orientation, refine_grid
     if not frames:
         raise ValueError("no frames to calibrate from")
     first = frames[0]
+    mean_frame = frames[0] if len(frames) == 1 else np.clip(
+        sum(f.astype(np.float32) for f in frames) / len(frames), 0, 255).astype(np.uint8)
     method = "manual"
     if corners is None:
         loc = find_aruco(first) if markers else find_outline(first)
         method = loc.method
-        corners = loc.corners if markers else orient(first, loc.corners, layout,
-                                                    layout_template(layout))
+        corners = loc.corners
+        if not markers:
+            turned = pair_orientation(mean_frame, corners, layout) if check else None
+            corners = turned[0] if turned is not None else orient(
+                first, corners, layout, layout_template(layout))
     corners = np.float32(corners)
+    if check and method != "aruco":
+        corners = refine_grid(mean_frame, corners, layout)
+    if check:
+        verdict = check_grid(mean_frame, corners, layout)
+        if not verdict.ok:
+            raise GridRefused(verdict.reason, corners, verdict)
     boards = [straighten(f, corners, layout).astype(np.float32) for f in frames]
     mean = np.clip(sum(boards) / len(boards), 0, 255).astype(np.uint8)
     ref = Reference.from_features(features(mean, layout.rows, layout.cols))
     h, w = first.shape[:2]
     return Calibration(layout.name, layout.rows, layout.cols, corners, (w, h), ref, method,
                        camera or {})
+
+
+class GridRefused(BoardNotFound):
+    """A grid the board does not confirm: ``corners`` where it was, ``check`` the measure
+    (:class:`vision.pairs.GridCheck`: which pairs failed), for the check picture."""
+
+    def __init__(self, message: str, corners: np.ndarray, check) -> None:
+        super().__init__(message)
+        self.corners = corners
+        self.check = check

@@ -103,12 +103,22 @@ def _symbol_cell(sym: str, size: int) -> np.ndarray:
     if pic is not None:
         cell[2:-2, 2:-2] = pic
         return cell
-    # a picture symbol (Jewish Edition) or an unknown code: printed as text and a shape
-    h = sum(ord(c) for c in sym)
+    # a picture symbol (Jewish Edition) or an unknown code: an emblem of its own (shapes
+    # seeded by the name, as each picture differs) and the name as text
+    h = sum(ord(c) * (k + 1) for k, c in enumerate(sym))
+    rng = np.random.default_rng(h)
     colour = (40 + h * 37 % 150, 40 + h * 53 % 150, 40 + h * 71 % 150)
-    cv2.rectangle(cell, (6, 6), (size - 7, size - 7), colour, 2)
-    cv2.putText(cell, sym[:6], (5, size // 2 + 5), cv2.FONT_HERSHEY_SIMPLEX,
-                0.32 * size / 64, colour, 1, cv2.LINE_AA)
+    cv2.rectangle(cell, (4, 4), (size - 5, size - 5), colour, 2)
+    for _ in range(3):
+        c = tuple(int(v) for v in rng.integers(20, 200, 3))
+        x, y = (int(v) for v in rng.integers(size // 4, size * 3 // 4, 2))
+        d = int(size * rng.uniform(0.08, 0.2))
+        if rng.random() < 0.5:
+            cv2.circle(cell, (x, y), d, c, -1, cv2.LINE_AA)
+        else:
+            cv2.rectangle(cell, (x - d, y - d // 2), (x + d, y + d // 2), c, -1)
+    cv2.putText(cell, sym[:6], (5, size - 8), cv2.FONT_HERSHEY_SIMPLEX,
+                0.28 * size / 64, colour, 1, cv2.LINE_AA)
     return cell
 
 
