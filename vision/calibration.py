@@ -106,7 +106,7 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
     """
     from .classify import features
     from .locate import find_aruco, find_outline, layout_template, orient, straighten
-    from .pairs import check_grid, pair_orientation, refine_grid
+    from .pairs import check_grid, pairs_tell_turn, refine_grid, settle_grid, twin_pairs
     if not frames:
         raise ValueError("no frames to calibrate from")
     first = frames[0]
@@ -116,14 +116,17 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
     if corners is None:
         loc = find_aruco(first) if markers else find_outline(first)
         method = loc.method
-        corners = loc.corners
+        corners = np.float32(loc.corners)
         if not markers:
-            turned = pair_orientation(mean_frame, corners, layout) if check else None
-            corners = turned[0] if turned is not None else orient(
-                first, corners, layout, layout_template(layout))
-    corners = np.float32(corners)
-    if check and method != "aruco":
-        corners = refine_grid(mean_frame, corners, layout)
+            if check and twin_pairs(layout):
+                corners = settle_grid(mean_frame, corners, layout)
+            if not (check and pairs_tell_turn(layout)):
+                # the pairs cannot tell which way round the board lies: its pictures must
+                corners = orient(first, corners, layout, layout_template(layout))
+    else:
+        corners = np.float32(corners)
+        if check:
+            corners = refine_grid(mean_frame, corners, layout)
     if check:
         verdict = check_grid(mean_frame, corners, layout)
         if not verdict.ok:

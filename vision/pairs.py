@@ -238,3 +238,41 @@ def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
             if not moved:
                 break
     return image(grid)
+
+
+SCALES = (1.0, 0.97, 0.94, 0.91, 0.88, 0.85)
+
+
+def settle_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """From a quadrilateral found round the board (the field of spaces, or the whole board
+    with its edge when the edge does not stand out from the table) to the grid of spaces:
+    the size (1 to 0.85 of it) and the turn (which corner is the layout's top-left) where
+    the twin spaces look most alike, then :func:`refine_grid`. The turn is left as found
+    when the layout's pairs look the same turned round (the caller turns it otherwise)."""
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return np.float32(corners)
+    pa = np.array([p[0] for p in pairs])
+    pb = np.array([p[1] for p in pairs])
+    turns = [0] if _pairs_symmetric(layout, pairs) else (range(4) if layout.rows == layout.cols
+                                                         else (0, 2))
+    options = []
+    for s in SCALES:
+        base = shifted(corners, layout, 0, 0, s)
+        for k in turns:
+            c = np.roll(base, -k, axis=0)
+            options.append((_twin_mean(frame, c, layout, pa, pb), s, k, c))
+    options.sort(key=lambda o: -o[0])
+    best = None
+    for score, s, k, c in options[:2]:
+        r = refine_grid(frame, c, layout)
+        t = _twin_mean(frame, r, layout, pa, pb)
+        if best is None or t > best[0]:
+            best = (t, r)
+    return best[1]
+
+
+def pairs_tell_turn(layout: Layout) -> bool:
+    """Whether the layout's twin pairs alone say which way round the board lies."""
+    pairs = twin_pairs(layout)
+    return len(pairs) >= 8 and not _pairs_symmetric(layout, pairs)
