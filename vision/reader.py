@@ -54,7 +54,7 @@ def drawn_reference(layout: Layout) -> Reference:
     import cv2
     grid = img[m:m + layout.rows * CANON * 2, m:m + layout.cols * CANON * 2]
     grid = cv2.resize(grid, (layout.cols * CANON, layout.rows * CANON), interpolation=cv2.INTER_AREA)
-    return Reference.from_features(features(grid, layout.rows, layout.cols))
+    return Reference.from_features(features(grid, layout.rows, layout.cols), camera=False)
 
 
 class BoardReader:
