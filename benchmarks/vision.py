@@ -189,7 +189,8 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
                 examples.append(f"{look.describe()}: {' '.join(wrong[:4])}")
             done += 1
             progress(done, total, "held-out frames")
-    cal_ok = cal_wrong = 0
+    from vision.calibration import GridRefused
+    cal_ok = cal_wrong = cal_refused = cal_missing = 0
     for s in range(cal_scenes):
         look = draw_look(rng, "heldout")
         cond = look_conditions(look)
@@ -197,8 +198,10 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
                        seed=int(rng.integers(1 << 30)), jitter=0, look=look)
         try:
             cal = calibrate([empty.image], layout)
+        except GridRefused:
+            cal, cal_refused = None, cal_refused + 1
         except (BoardNotFound, ValueError):
-            cal = None
+            cal, cal_missing = None, cal_missing + 1
         if cal is not None:
             cal_ok += 1
             space = float(np.linalg.norm(empty.grid_corners[1] - empty.grid_corners[0])) / layout.cols
@@ -220,6 +223,8 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
         "calibration_scenes": cal_scenes,
         "calibration_success_rate": round(cal_ok / max(cal_scenes, 1), 4),
         "calibration_wrong_grids": cal_wrong,
+        "calibration_refused": cal_refused,          # a grid the pairs did not confirm
+        "calibration_board_not_found": cal_missing,  # no quadrilateral found at all
         "uncalibrated_space_accuracy": round(tot["uncal_right"] / max(tot["uncal_spaces"], 1), 6),
         "heldout_by_family": {k: round(v[1] / v[0], 4) for k, v in sorted(fam.items())},
         "_examples": examples,

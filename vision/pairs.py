@@ -276,3 +276,12 @@ def pairs_tell_turn(layout: Layout) -> bool:
     """Whether the layout's twin pairs alone say which way round the board lies."""
     pairs = twin_pairs(layout)
     return len(pairs) >= 8 and not _pairs_symmetric(layout, pairs)
+
+
+def twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> float:
+    """The mean likeness of the twin spaces under a grid (higher: the grid fits better)."""
+    pairs = twin_pairs(layout)
+    if not pairs:
+        return 0.0
+    return _twin_mean(frame, corners, layout, np.array([p[0] for p in pairs]),
+                      np.array([p[1] for p in pairs]))
