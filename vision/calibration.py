@@ -147,30 +147,37 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
                        camera or {})
 
 
-def _confirmed_grid(frame: np.ndarray, layout) -> np.ndarray:
+def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import check_grid, pairs_tell_turn, refine_grid, settle_grid, twin_mean
+    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, settle_grid,
+                        twin_mean)
     problem: BoardNotFound | None = None
     tried: list[np.ndarray] = []
 
-    def attempt(quad: np.ndarray):
+    def attempt(quad: np.ndarray, as_found: bool = False):
         nonlocal problem
         tried.append(quad)
+        if as_found and pairs_tell_turn(layout):
+            # the outline finder's corners are precise when right: confirmed as they are,
+            # they are kept
+            turned = best_turn(frame, quad, layout)
+            if check_grid(frame, turned, layout, chips).ok:
+                return turned
         grid = settle_grid(frame, quad, layout)
         if not pairs_tell_turn(layout):
             grid = orient(frame, grid, layout, layout_template(layout))
-        verdict = check_grid(frame, grid, layout)
+        verdict = check_grid(frame, grid, layout, chips)
         if verdict.ok:
             # finer steps, for the last fraction of a space
             finer = refine_grid(frame, grid, layout, steps=(0.12, 0.06, 0.03), passes=8)
-            return finer if check_grid(frame, finer, layout).ok else grid
+            return finer if check_grid(frame, finer, layout, chips).ok else grid
         if problem is None:
             problem = GridRefused(verdict.reason, grid, verdict)
         return None
 
     try:
-        grid = attempt(np.float32(find_outline(frame).corners))
+        grid = attempt(np.float32(find_outline(frame).corners), as_found=True)
         if grid is not None:
             return grid
     except BoardNotFound as exc:
