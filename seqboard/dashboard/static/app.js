@@ -27,6 +27,9 @@ function drawBoard(svg, b) {
   svg.innerHTML = "";
   const m = 0.45;                       // the margin that holds the coordinates
   svg.setAttribute("viewBox", `${-m} ${-m} ${b.cols + 2 * m} ${b.rows + 2 * m}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMin meet");     // up against the banner
+  // the board's own background: the svg may be taller or wider than the board it holds
+  el("rect", { class: "felt", x: -m, y: -m, width: b.cols + 2 * m, height: b.rows + 2 * m, rx: 0.15 }, svg);
   const defs = el("defs", {}, svg);
   const pat = el("pattern", { id: svg.id + "-hatch", width: 0.2, height: 0.2, patternUnits: "userSpaceOnUse",
                              patternTransform: "rotate(45)" }, defs);
