@@ -105,12 +105,23 @@ class Observation:
 
     @classmethod
     def from_json(cls, obj: dict) -> "Observation":
-        try:
-            board = obj["board"]
-            obs = cls.parse("\n".join(board))
-            conf = obj.get("confidence")
-            if conf:
-                obs = cls(obs.rows, obs.cols, obs.states, tuple(float(c) for c in conf))
+        """The object :meth:`to_json` gives (``rows``/``cols`` optional): ``board`` a list
+        of row strings, ``confidence`` a list of numbers from 0 to 1, one per space."""
+        if not isinstance(obj, dict):
+            raise ObservationError("an observation is an object with a 'board'")
+        board = obj.get("board")
+        if not isinstance(board, list) or not all(isinstance(r, str) for r in board):
+            raise ObservationError("an observation's 'board' must be a list of row strings")
+        obs = cls.parse("\n".join(board))
+        for key, n in (("rows", obs.rows), ("cols", obs.cols)):
+            if key in obj and obj[key] != n:
+                raise ObservationError(f"the observation says {key} {obj[key]!r}, its board has {n}")
+        conf = obj.get("confidence")
+        if conf is None or conf == []:
             return obs
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ObservationError(f"malformed observation object: {exc}") from None
+        if not isinstance(conf, list) or not all(
+                isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0
+                for c in conf):
+            raise ObservationError("an observation's 'confidence' must be a list of numbers "
+                                   "from 0 to 1, one per space")
+        return cls(obs.rows, obs.cols, obs.states, tuple(float(c) for c in conf))
