@@ -170,12 +170,15 @@ def verdict_entry(v: Verdict, cols: int) -> dict:
 
 
 def end_entry(winner: int | None, reason: str, sequences: list[int],
-              moves: int | None = None) -> dict:
-    """The last line: the result, each team's sequences and (``moves``) how many move lines
-    are in effect (every ``move`` line, dead-card trades included, less those undone)."""
+              moves: int | None = None, hands: list[list[str]] | None = None) -> dict:
+    """The last line: the result, each team's sequences, (``moves``) how many move lines
+    are in effect (every ``move`` line, dead-card trades included, less those undone) and,
+    in a game whose every card is known, (``hands``) the cards each player holds at the end."""
     d = {"type": "end", "winner": winner, "reason": reason, "sequences": sequences}
     if moves is not None:
         d["moves"] = moves
+    if hands is not None:
+        d["hands"] = [sorted(h) for h in hands]
     return d
 
 
@@ -349,6 +352,7 @@ class _Replay:
         self.closed = False                 # after an end line (until an undo reopens)
         self.obs: tuple[Observation, int] | None = None     # waiting for its verdict
         self.awaiting: Verdict | None = None  # a legal move just judged, before its move line
+        self.lost_draw_at = -1              # the move whose draw was last marked lost
 
     # --- helpers --------------------------------------------------------------------------
     def fail(self, line: int, kind: str, text: str) -> None:
@@ -406,6 +410,7 @@ class _Replay:
 
     def undo_played(self) -> None:
         """The undo button or a takeback: the last move goes, with any dead trade after it."""
+        self.lost_draw_at = -1
         while self.played and self.played[-1][1].action == "dead":
             self.played.pop()
         if self.played:
@@ -653,6 +658,10 @@ class _Replay:
             if not ref.moves:
                 self.fail(line, "lost_draw", "a lost draw before any move")
                 return
+            if self.lost_draw_at == len(ref.moves):
+                self.fail(line, "lost_draw", "the last move's draw is already marked lost")
+                return
+            self.lost_draw_at = len(ref.moves)
             ref.note_lost_draw()
             self.ok(line, "lost_draw", "last draw marked lost")
         elif ev == "dead_card":
@@ -735,6 +744,10 @@ class _Replay:
             raise RecordError(f"line {line}: 'sequences' must be a list of whole numbers")
         if moves is not None and not _is_int(moves):
             raise RecordError(f"line {line}: 'moves' must be a whole number")
+        hands = entry.get("hands")
+        if hands is not None and not (isinstance(hands, list) and len(hands) == ref.n_players
+                                      and all(_str_list(h) for h in hands)):
+            raise RecordError(f"line {line}: 'hands' must be a list of each player's cards")
         if self.closed:
             self.fail(line, "end", "a second end line")
             return
@@ -747,6 +760,11 @@ class _Replay:
             problems.append(f"recorded sequences {seqs}, the rules say {list(ref.board.counts)}")
         if moves is not None and moves != len(self.played):
             problems.append(f"recorded {moves} moves, the record holds {len(self.played)}")
+        if hands is not None:
+            if game is None:
+                problems.append("'hands' in a record without a seed: no hand can be checked")
+            elif [sorted(h) for h in hands] != [sorted(h) for h in game.hands]:
+                problems.append("the hands recorded are not the hands the deal and the moves give")
         if problems:
             self.fail(line, "end", "; ".join(problems))
         else:
@@ -794,5 +812,5 @@ def record_simulated_game(edition: str = "classic", n_players: int = 2, seed: in
         game.push(move)
         entries.append(move_entry(len(game.history), p, move, cols))
     entries.append(end_entry(game.winner, game.end_reason or "unfinished", list(game.board.counts),
-                             moves=len(game.history)))
+                             moves=len(game.history), hands=game.hands))
     return game, entries

@@ -168,7 +168,8 @@ class Session:
         r = self.referee
         reason = "sequences completed" if r.winner is not None else \
             (self.game.end_reason if self.game is not None and self.game.over else "stopped")
-        self._write(end_entry(r.winner, reason, list(r.board.counts)))
+        self._write(end_entry(r.winner, reason, list(r.board.counts),
+                              hands=self.game.hands if self.game is not None else None))
         text = f"{COLOUR_NAMES[r.colours[r.winner]]} wins" if r.winner is not None else f"game over: {reason}"
         self._log_line("game_over", text)
         self._emit(Event("game_over", None, text))
