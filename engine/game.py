@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from itertools import compress
+from operator import not_
 
 from .board import EMPTY, Board
 from .editions import Edition, Options, get_edition
@@ -22,6 +24,47 @@ from .moves import Move
 def builtin_layout(edition_name: str) -> Layout:
     """The edition's shipped layout, loaded and validated once per process."""
     return get_edition(edition_name).load_layout()
+
+
+class MoveTable:
+    """Every placement and removal a card can make on a layout, built once: moves are
+    values, so :meth:`Game.legal_moves` hands out these instead of making new ones."""
+
+    def __init__(self, layout: Layout, wild: frozenset, remove: frozenset) -> None:
+        size = layout.size
+        #: normal card -> ((space, Move), ...)
+        self.place = {card: tuple((s, Move("place", card, s)) for s in spaces)
+                      for card, spaces in layout.spaces_of.items()}
+        #: wild card -> a placement Move per space (index = space)
+        self.wild = {card: [Move("place", card, s) for s in range(size)] for card in wild}
+        #: removing card -> a removal Move per space
+        self.remove = {card: [Move("remove", card, s) for s in range(size)] for card in remove}
+        self.dead: dict[str, Move] = {}
+        self.pass_ = Move("pass")
+
+    def dead_move(self, card: str) -> Move:
+        m = self.dead.get(card)
+        if m is None:
+            m = self.dead[card] = Move("dead", card)
+        return m
+
+
+def move_table(layout: Layout, edition: Edition) -> MoveTable:
+    cache = layout.__dict__.setdefault("_move_tables", {})
+    t = cache.get(edition.name)
+    if t is None:
+        t = cache[edition.name] = MoveTable(layout, edition.wild_cards, edition.remove_cards)
+    return t
+
+
+def _bits(m: int) -> list[int]:
+    """The indices of the set bits of ``m``, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 class Game:
@@ -75,6 +118,7 @@ class Game:
         self._remove = self.edition.remove_cards
         self._spaces_of = self.layout.spaces_of
         self._symbols = self.layout.symbols
+        self._moves = move_table(self.layout, self.edition)
 
     def clone(self, rng: random.Random | None = None) -> "Game":
         """An independent copy of the position (no history) for search; ``rng`` shuffles
@@ -114,37 +158,68 @@ class Game:
         cells = self.board.cells
         return {c for c, sp in self._spaces_of.items() if all(cells[s] != EMPTY for s in sp)}
 
+    def removable(self, team: int | None = None) -> list[int]:
+        """Spaces whose chip ``team`` may take with a removing card: another team's chip,
+        not one of a completed sequence (unless the advanced variant is in use)."""
+        team = self.team if team is None else team
+        b = self.board
+        others = 0
+        for t, m in enumerate(b.own):
+            if t != team:
+                others |= m
+        if not self.options.advanced:
+            others &= ~b.locked
+        return _bits(others)
+
     def targets(self, card: str, team: int | None = None) -> list[int]:
         """Spaces ``card`` could be played on now (placement or removal) by ``team``."""
-        team = self.team if team is None else team
         cells = self.board.cells
         if card in self._wild:
             return [i for i, c in enumerate(cells) if c == EMPTY]
         if card in self._remove:
-            own = team + 1
-            advanced = self.options.advanced
-            return [i for i, c in enumerate(cells)
-                    if c > 0 and c != own and (advanced or not self.board.is_locked(i))]
+            return self.removable(team)
         return [s for s in self._spaces_of.get(card, ()) if cells[s] == EMPTY]
 
     def legal_moves(self) -> list[Move]:
-        """Every legal move of the player to move (a pass only when nothing else is legal)."""
+        """Every legal move of the player to move, card by card in hand order, each
+        card's spaces in board order, a card's dead-card trade after its moves (a pass
+        only when nothing else is legal). A placement that completes a line longer than a
+        sequence is listed once, with the default choice of five (``five`` empty)."""
         if self.over:
             return []
         hand = self.hands[self.current]
+        cells = self.board.cells
+        table = self._moves
+        wild, remove = self._wild, self._remove
         moves: list[Move] = []
+        dead: list[Move] = []
+        removable = None
         seen = set()
         for card in hand:
             if card in seen:
                 continue
             seen.add(card)
-            kind = "remove" if card in self._remove else "place"
-            moves.extend(Move(kind, card, s) for s in self.targets(card))
-            if not self.dead_traded and card not in self._wild and card not in self._remove \
-                    and self.is_dead(card):
-                moves.append(Move("dead", card))
-        if not any(m.action in ("place", "remove") for m in moves):
-            moves = [m for m in moves if m.action == "dead"] + [Move("pass")]
+            if card in wild:
+                moves.extend(compress(table.wild[card], map(not_, cells)))
+            elif card in remove:
+                if removable is None:
+                    removable = self.removable()
+                ms = table.remove[card]
+                moves.extend([ms[s] for s in removable])
+            else:
+                pairs = table.place.get(card)
+                if not pairs:
+                    continue
+                n = len(moves)
+                for s, m in pairs:
+                    if cells[s] == EMPTY:
+                        moves.append(m)
+                if len(moves) == n and not self.dead_traded:
+                    m = table.dead_move(card)
+                    moves.append(m)
+                    dead.append(m)
+        if len(moves) == len(dead):
+            return dead + [table.pass_]
         return moves
 
     def has_play(self) -> bool:
@@ -155,7 +230,7 @@ class Game:
                 if EMPTY in self.board.cells:
                     return True
             elif card in self._remove:
-                if self.targets(card, team):
+                if self.removable(team):
                     return True
             elif not self.is_dead(card):
                 return True
@@ -193,7 +268,13 @@ class Game:
                 raise IllegalMoveError(f"{where} is already covered")
             if card not in self._wild and self._symbols[s] != card:
                 raise IllegalMoveError(f"{card} does not match {where} ({self._symbols[s]})")
+            if move.five:
+                why = self.board.choice_error(s, self.team, move.five)
+                if why:
+                    raise IllegalMoveError(f"five named for {where}: {why}")
             return
+        if move.five:
+            raise IllegalMoveError("only a placement names the five of a sequence")
         if a == "remove":
             if card not in self._remove:
                 raise IllegalMoveError(f"{card} cannot remove a chip")
@@ -233,7 +314,7 @@ class Game:
             self.discards[p].append(move.card)
             team = p % self.n_teams
             if a == "place":
-                gained = self.board.place(move.space, team)
+                gained = self.board.place(move.space, team, move.five)
                 if self.board.counts[team] >= self.to_win:
                     self.winner = team
                     self.over = True

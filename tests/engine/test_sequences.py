@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 from engine.board import Board
 from engine.editions import Options, get_edition
 from engine.game import builtin_layout
+from engine.moves import Move
 
 from .helpers import game_with, place
 
@@ -47,17 +48,18 @@ def test_other_colour_breaks_the_line():
 
 
 @pytest.mark.parametrize("length,expected", [(5, 1), (8, 1), (9, 2)])
-def test_line_lengths(length, expected):
+def test_a_line_laid_from_one_end_holds_two_sequences_only_from_nine(length, expected):
     b = board()
     row = [f"{chr(ord('b') + i)}4" for i in range(length)]
     put(b, row, 0)
     assert b.counts[0] == expected
 
 
-def test_line_of_ten_is_two_sequences():
+def test_line_of_ten_laid_in_order_is_two_sequences():
     b = board()
     put(b, [f"{chr(ord('a') + i)}5" for i in range(10)], 0)
     assert b.counts[0] == 2
+    assert [q.text() for q in b.sequences] == ["a5-e5", "e5-i5"]
 
 
 def test_filling_the_middle_of_nine_makes_two_at_once():
@@ -65,6 +67,7 @@ def test_filling_the_middle_of_nine_makes_two_at_once():
     put(b, ["b4", "c4", "d4", "e4", "g4", "h4", "i4", "j4"], 0)
     assert b.counts[0] == 0
     assert put(b, ["f4"], 0) == 2
+    assert [q.text() for q in b.sequences] == ["b4-f4", "f4-j4"]
 
 
 def test_crossing_sequences_share_one_space():
@@ -76,19 +79,44 @@ def test_crossing_sequences_share_one_space():
 
 def test_sharing_more_than_one_space_is_an_option():
     b = board(shared=2)
-    put(b, [f"{chr(ord('b') + i)}4" for i in range(8)], 0)     # 8 long, stride 3
+    put(b, [f"{chr(ord('b') + i)}4" for i in range(8)], 0)     # b4-f4, then e4-i4 shares e4 f4
     assert b.counts[0] == 2
+    b1 = board(shared=1)
+    put(b1, [f"{chr(ord('b') + i)}4" for i in range(8)], 0)
+    assert b1.counts[0] == 1
+
+
+def test_sharing_is_checked_against_each_sequence_of_the_team():
+    b = board(shared=1)
+    put(b, ["b2", "c2", "d2", "e2", "f2"], 0)             # row 2
+    put(b, ["b3", "b4", "b5", "b6"], 0)                   # column b with b2: b2-b6
+    assert b.counts[0] == 2
+    # the diagonal b2..f6 would share only b2 with each: allowed
+    assert put(b, ["c3", "d4", "e5", "f6"], 0) == 1
+    assert b.counts[0] == 3
 
 
 def test_advanced_break_updates_the_count():
     opts = Options(advanced=True)
     g = game_with({n: 1 for n in ["b4", "c4", "d4", "e4", "f4", "g4"]}, hand=["JH"], options=opts)
-    assert g.board.counts[1] == 1
-    g.push(__import__("engine.moves", fromlist=["Move"]).Move("remove", "JH", g.layout.parse_space("b4")))
-    assert g.board.counts[1] == 1          # c4-g4 still five: a new sequence
+    assert g.board.counts[1] == 1 and g.board.sequences[0].text() == "b4-f4"
+    g.push(Move("remove", "JH", g.layout.parse_space("b4")))
+    # the sequence is broken; c4-g4 is five in a row, but no placement made it a sequence
+    assert g.board.counts[1] == 0 and g.board.sequences == []
+    assert not g.board.is_locked(g.layout.parse_space("c4"))
     g2 = game_with({n: 1 for n in ["b4", "c4", "d4", "e4", "f4"]}, hand=["JS"], options=opts)
-    g2.push(__import__("engine.moves", fromlist=["Move"]).Move("remove", "JS", g2.layout.parse_space("d4")))
+    g2.push(Move("remove", "JS", g2.layout.parse_space("d4")))
     assert g2.board.counts[1] == 0
+
+
+def test_a_broken_sequence_is_made_again_by_the_placement_that_completes_it():
+    opts = Options(advanced=True)
+    g = game_with({n: 1 for n in ["b4", "c4", "d4", "e4", "f4", "g4"]}, hand=["JH"], options=opts)
+    g.push(Move("remove", "JH", g.layout.parse_space("d4")))
+    assert g.board.counts[1] == 0
+    g.board.place(g.layout.parse_space("d4"), 1)
+    # the new chip completes b4-f4 and c4-g4; the team takes one, the default b4-f4
+    assert [q.text() for q in g.board.sequences] == ["b4-f4"]
 
 
 def test_travel_sequences_are_four():
@@ -126,18 +154,28 @@ def test_jewish_one_sequence_wins():
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(["classic", "travel", "jewish"]), st.integers(2, 3),
-       st.integers(0, 2**32 - 1), st.integers(1, 2))
-def test_incremental_count_equals_full_scan(edition, teams, seed, shared):
+       st.integers(0, 2**32 - 1), st.integers(0, 2))
+def test_incremental_detection_equals_a_full_scan(edition, teams, seed, shared):
+    """The windows a placement completes, found through the precomputed masks of the lines
+    through its space, are those found by reading every window of every line; the counts
+    are the stored sets; a chip is protected exactly when a stored set holds it."""
     if edition == "travel":
         teams = 2
     e = get_edition(edition)
     shared = min(shared, e.sequence_length - 1)
     b = board(edition, teams, shared)
     rng = random.Random(seed)
-    for _ in range(rng.randrange(20, 160)):
+    for _ in range(rng.randrange(20, 200)):
         i = rng.randrange(b.layout.size)
         if b.cells[i] == 0:
-            b.place(i, rng.randrange(teams))
-        elif b.cells[i] > 0 and rng.random() < 0.4:
+            t = rng.randrange(teams)
+            incremental = sorted(w for ids in b._candidates(i, t) for wi in ids
+                                 for w in [b._win.spaces[wi]])
+            assert incremental == b.scan_candidates(i, t)
+            gain = b.gain(i, t)
+            assert b.place(i, t) == gain
+        elif b.cells[i] > 0 and rng.random() < 0.3:
             b.remove(i)
-        assert b.counts == [b.full_count(t) for t in range(teams)]
+        assert b.counts == [sum(q.team == t for q in b.sequences) for t in range(teams)]
+        held = {c for q in b.sequences for c in q.spaces}
+        assert all(b.is_locked(j) == (b.cells[j] > 0 and j in held) for j in range(b.layout.size))
