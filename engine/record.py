@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from .editions import Options, get_edition
 from .errors import EngineError, RecordError
 from .game import Game
-from .board import Board
-from .layout import parse_layout, parse_space
+from .board import FREE
+from .layout import parse_layout, parse_space, space_name
 from .moves import Move, Verdict
 from .observation import Observation
 from .referee import Referee
@@ -152,11 +152,20 @@ def setup_entry(*, edition: str, players: int, teams: int, colours: list[str],
     return d
 
 
+def sequence_names(made, cols: int) -> list[list[str]]:
+    """Sequences as the record writes them: each its spaces in board order."""
+    return [[space_name(s, cols) for s in sorted(q.spaces)] for q in made]
+
+
 def move_entry(n: int, player: int, move: Move, cols: int, via: str = "engine",
-               draw: bool = True) -> dict:
+               draw: bool = True, made=()) -> dict:
+    """A move line; ``made``: the :class:`~engine.board.Sequence` s the move made (its
+    ``five``, when the players chose, is part of the move)."""
     d = {"type": "move", "n": n, "player": player, **move.to_json(cols), "via": via}
     if not draw:
         d["draw"] = False
+    if made:
+        d["sequences"] = sequence_names(made, cols)
     return d
 
 
@@ -166,7 +175,10 @@ def observation_entry(obs: Observation) -> dict:
 
 
 def verdict_entry(v: Verdict, cols: int) -> dict:
-    return {"type": "verdict", **v.to_json(cols)}
+    d = {"type": "verdict", **v.to_json(cols)}
+    if v.made:
+        d["sequences"] = sequence_names(v.made, cols)
+    return d
 
 
 def end_entry(winner: int | None, reason: str, sequences: list[int],
@@ -301,7 +313,7 @@ def start_from_setup(setup: dict, line: int = 1) -> tuple[Referee, Game | None]:
         raise RecordError(f"line {line}: bad setup: {exc}") from None
 
 
-_VERDICT_KINDS = ("no_change", "placement", "removal", "takeback", "violation")
+_VERDICT_KINDS = ("no_change", "placement", "removal", "takeback", "choice", "violation")
 
 
 def _check_timing(entry: dict, line: int) -> None:
@@ -344,6 +356,7 @@ class _Replay:
             raise RecordError(f"line {parsed.lines[0]}: not a board-game record "
                               f"(game {setup.get('game')!r})")
         self.ref, self.game = start_from_setup(setup, parsed.lines[0])
+        self.version = check_version(setup, parsed.lines[0])
         self.rows, self.cols = self.ref.layout.rows, self.ref.layout.cols
         self.deck = set(self.ref.edition.deck())
         self.steps: list[Step] = []
@@ -368,6 +381,24 @@ class _Replay:
             return parse_space(name, self.rows, self.cols)
         except ValueError as exc:
             raise RecordError(f"line {line}: {exc}") from None
+
+    def sequences_differ(self, entry: dict, made, line: int) -> str | None:
+        """Why the ``sequences`` a line records are not ``made`` (the rules'), or None.
+        Version 1 records have none to check; from version 2 no key means none made."""
+        rec = entry.get("sequences")
+        if rec is None:
+            if self.version < 2:
+                return None
+            rec = []
+        if not isinstance(rec, list) or not all(_str_list(q) and q for q in rec):
+            raise RecordError(f"line {line}: 'sequences' must be a list of sequences, each "
+                              "a list of its spaces like [\"h4\", \"h5\", \"h6\", \"h7\", \"h8\"]")
+        got = sorted(sorted(self.space(n, line) for n in q) for q in rec)
+        if got == sorted(sorted(q.spaces) for q in made):
+            return None
+        said = "; ".join("-".join((q[0], q[-1])) for q in rec) or "none"
+        rules = "; ".join(q.text(self.cols) for q in made) or "none"
+        return f"recorded sequences {said}, the rules make {rules}"
 
     def traded_this_turn(self) -> bool:
         return bool(self.played) and self.played[-1][1].action == "dead"
@@ -511,14 +542,22 @@ class _Replay:
         ref = self.ref
         v = ref.observe(obs)
         same = v.same_as(recorded)
-        if same:
+        seq_why = self.sequences_differ(entry, v.made, line) if same else None
+        if same and seq_why is None:
             self.ok(line, v.kind, v.message, v.to_json(self.cols))
         else:
             said = recorded.message or recorded.kind
-            self.steps.append(Step(line, v.kind, False,
+            self.steps.append(Step(line, v.kind, False, seq_why or
                                    f"recorded '{said}' but the rules say '{v.message}'",
                                    v.to_json(self.cols)))
-        if v.kind == "takeback":
+        if v.kind == "choice":
+            chosen = tuple(q.spaces for q in v.made)
+            if self.played:
+                p, m, drew = self.played[-1]
+                self.played[-1] = (p, Move(m.action, m.card, m.space, chosen), drew)
+            if self.game is not None:
+                self.game.board.rechoose(v.new_sequences, chosen, v.spaces[0])
+        elif v.kind == "takeback":
             self.undo_played()
             self.closed = False
         elif v.is_move:
@@ -556,7 +595,7 @@ class _Replay:
             self.fail(line, "move", f"{text}: a move after the end line")
             return
         if via == "observation":
-            self.observed_move(move, player, n, line, awaiting)
+            self.observed_move(entry, move, player, n, line, awaiting)
             return
         if player != ref.current:
             self.fail(line, "move", f"{text}: the record says player {player}, but it is "
@@ -583,15 +622,19 @@ class _Replay:
             self.fail(line, "move", f"{text}: {v.message}")
             return
         self.played.append((player, move, draw))
-        if n is not None and n not in (len(self.played), len(ref.moves)):
-            self.fail(line, "move", f"{text}: numbered {n}, but it is move {len(self.played)}")
         if game is not None:
             game.push(move, draw=draw)
         if not draw and move.action in ("place", "remove"):
             ref.note_lost_draw()
-        self.ok(line, "move", f"{text}: {v.message}", v.to_json(self.cols))
+        why = self.sequences_differ(entry, v.made, line)
+        if why is None and n is not None and n not in (len(self.played), len(ref.moves)):
+            why = f"numbered {n}, but it is move {len(self.played)}"
+        if why is not None:
+            self.fail(line, "move", f"{text}: {why}")
+        else:
+            self.ok(line, "move", f"{text}: {v.message}", v.to_json(self.cols))
 
-    def observed_move(self, move: Move, player: int, n, line: int,
+    def observed_move(self, entry: dict, move: Move, player: int, n, line: int,
                       awaiting: Verdict | None) -> None:
         """The move line after a verdict that recognised a move: it names the card."""
         text = move.text(self.cols)
@@ -604,8 +647,15 @@ class _Replay:
             self.fail(line, "move", f"{text}: not the move the verdict before it saw")
             return
         why = self.check_card(move)
+        made = tuple(q.spaces for q in awaiting.made)
+        if why is None and move.five and not set(move.five) <= set(made):
+            why = "'five' is not the five the verdict before it saw"
+        if why is None:
+            why = self.sequences_differ(entry, awaiting.made, line)
         if why is None and n is not None and n not in (len(self.played), len(self.ref.moves)):
             why = f"numbered {n}, but it is move {len(self.played)}"
+        # the full game takes the five the referee saw (white chips may have shown them)
+        move = Move(move.action, move.card, move.space, made)
         if why is None and self.game is not None:
             if move.card is None:
                 why = "a record with a seed needs the card of every move"
@@ -729,6 +779,7 @@ class _Replay:
             set_board(self.game.board, cells)
         ref._undo.clear()           # no takeback reaches back across an edit
         ref.last_cleared = None
+        ref.last_made = None        # nor a choice of five shown for a move before it
         reason = entry.get("reason")
         self.ok(line, "edit", "board taken as it stands" + (f" ({reason})" if reason else "") +
                 ": " + (", ".join(changed) or "nothing") + " changed")
@@ -772,14 +823,17 @@ class _Replay:
 
 
 def set_board(board, cells: list[int]) -> None:
-    """Make ``board`` hold ``cells`` (0 empty, ``team + 1`` a chip; free corners kept),
-    its sequences counted afresh."""
-    fresh = Board(board.layout, board.k, board.n_teams, board.k - board.stride)
+    """Make ``board`` hold ``cells`` (0 empty, ``team + 1`` a chip; free corners kept):
+    a sequence that loses a chip is gone, the others stay as they were; chips added make
+    no sequence (a later placement completing one does)."""
     for s, c in enumerate(cells):
-        if c > 0 and fresh.cells[s] == 0:
-            fresh.place(s, c - 1)
-    board.cells[:] = fresh.cells
-    board.counts[:] = fresh.counts
+        old = board.cells[s]
+        if old == FREE or old == c:
+            continue
+        if old > 0:
+            board.remove(s)
+        if c > 0:
+            board.poke(s, c)
 
 
 def replay(parsed: ParsedRecord, with_cells: bool = False) -> ReplayResult:
@@ -809,8 +863,9 @@ def record_simulated_game(edition: str = "classic", n_players: int = 2, seed: in
     while not game.over and len(game.history) < max_turns:
         p = game.current
         move = players[p].choose(game)
-        game.push(move)
-        entries.append(move_entry(len(game.history), p, move, cols))
+        gained = game.push(move)
+        made = game.board.sequences[-gained:] if gained else ()
+        entries.append(move_entry(len(game.history), p, move, cols, made=made))
     entries.append(end_entry(game.winner, game.end_reason or "unfinished", list(game.board.counts),
                              moves=len(game.history), hands=game.hands))
     return game, entries

@@ -136,7 +136,8 @@ class Session:
             else:
                 return self._reject(obs, v, pmove, group)
         move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0])
-        self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
+        self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
+                                              made=v.made)])
         self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
         self._emit(Event("verdict", v, v.message, v.spaces,
                          {"computer_card": card} if card is not None else {}))
