@@ -73,6 +73,18 @@ def refereed_record(seed: int, dealt: bool) -> list[dict]:
                 s.pass_turn()
                 continue
             before = _obs(table)
+            chips = [i for i, c in enumerate(table.board.cells)
+                     if c > 0 and not table.board.is_locked(i)]
+            if chips and rng.random() < 0.04:
+                # a chip knocked off and the board taken as it stands, then put back the same
+                # way (two edit lines; the session is not told, as nothing changes in the end)
+                i = rng.choice(chips)
+                name = table.layout.space_name(i)
+                rows = "".join(str(before).split())
+                knocked = rows[:i] + "." + rows[i + 1:]
+                for b in (knocked, rows):
+                    writer.write({"type": "edit", "board": [b[r * 10:(r + 1) * 10] for r in range(10)],
+                                  "changed": [name], "reason": "a chip knocked off"})
             if rng.random() < 0.08:
                 empty = [i for i, c in enumerate(table.board.cells) if c == 0]
                 s.observe(_obs(table, extra={rng.choice(empty): "BG"[table.team],
@@ -146,7 +158,8 @@ def test_the_corpus_holds_every_kind_of_line_and_replays():
             kinds.add((e["type"], e.get("kind") or e.get("event") or e.get("action")))
     for want in [("verdict", "placement"), ("verdict", "removal"), ("verdict", "violation"),
                  ("verdict", "takeback"), ("verdict", "no_change"), ("event", "undo"),
-                 ("move", "place"), ("move", "remove"), ("move", "dead"), ("end", None)]:
+                 ("move", "place"), ("move", "remove"), ("move", "dead"), ("end", None),
+                 ("edit", None)]:
         assert want in kinds, want
 
 

@@ -156,3 +156,59 @@ def test_a_verdict_records_the_sequences_of_the_move_it_saw(capsys, tmp_path):
     code, _, err, _ = run(capsys, tmp_path, lines + [observation_entry(obs), {k: x for k, x in ve.items()
                                                                              if k != "sequences"}])
     assert code == 1 and "recorded sequences none, the rules make a1-e1" in err
+
+
+def _edit_rows(blue: list[str], green: list[str]) -> list[str]:
+    rows = [["."] * 10 for _ in range(10)]
+    for names, c in ((blue, "B"), (green, "G")):
+        for n in names:
+            i = LAYOUT.parse_space(n)
+            rows[i // 10][i % 10] = c
+    return ["".join(r) for r in rows]
+
+
+def test_an_edit_keeps_the_sequences_whose_chips_all_stay(tmp_path):
+    lines = play(["b1", "c1", "d1", "e1"], GREEN[:4], {"e1": A1E1})
+    blue, green = ["b1", "c1", "d1", "e1"], GREEN[:4]
+    kept = {"type": "edit", "board": _edit_rows(blue + ["h5"], green), "changed": ["h5"]}
+    r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [kept])))
+    assert r.ok and [q.names() for q in r.referee.board.sequences] == [A1E1]
+    assert r.referee.board.counts == [1, 0]
+    broken = {"type": "edit", "board": _edit_rows(["b1", "d1", "e1"], green), "changed": ["c1"]}
+    r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [broken])))
+    assert r.ok and r.referee.board.sequences == [] and r.referee.board.counts == [0, 0]
+    # the chip put back by a placement makes the sequence again, on that move's line
+    again = move_entry(9, 0, Move("place", "3S", LAYOUT.parse_space("c1")), 10)
+    again["sequences"] = [A1E1]
+    r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [broken, again])))
+    assert r.ok, r.refusal
+    assert [q.names() for q in r.referee.board.sequences] == [A1E1]
+
+
+def test_white_chips_choosing_the_five_replay_as_a_choice(capsys, tmp_path):
+    from engine.observation import SpaceState
+    from engine.record import observation_entry, verdict_entry
+    from engine.referee import Referee
+    ref = Referee("classic", 2)
+    lines = [SETUP]
+
+    def see(changes):
+        obs = ref.expected().replace({LAYOUT.parse_space(s): SpaceState(c) for s, c in changes.items()})
+        v = ref.observe(obs)
+        lines.extend([observation_entry(obs), verdict_entry(v, 10)])
+        return v
+
+    for b, g in zip(["b2", "c2", "d2", "f2", "g2"], GREEN):
+        see({b: "B"})
+        see({g: "G"})
+    v = see({"e2": "B"})
+    default = v.made[0].names()
+    other = ["c2", "d2", "e2", "f2", "g2"] if default[0] == "b2" else ["b2", "c2", "d2", "e2", "f2"]
+    v = see({s: "W" for s in other})
+    assert v.kind == "choice" and [q.names() for q in v.made] == [other]
+    code, out, err, _ = run(capsys, tmp_path, lines)
+    assert code == 0, out + err
+    assert "chooses the five shown in white" in out
+    lines[-1] = dict(lines[-1], sequences=[default])
+    code, _, err, _ = run(capsys, tmp_path, lines)
+    assert code == 1 and f"line {len(lines)}" in err and "recorded sequences" in err
