@@ -69,6 +69,10 @@ def loads_line(raw: str, where: str) -> object:
         return json.loads(raw)
     except RecursionError:
         raise RecordError(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:      # e.g. a number of more digits than Python converts
+        raise RecordError(f"{where}: {str(exc).split(';')[0]}") from None
 
 
 @dataclass
@@ -321,7 +325,7 @@ def _check_timing(entry: dict, line: int) -> None:
     start), ``frame`` (the camera frame or matrix snapshot number), ``caught_up``."""
     t = entry.get("t")
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
-                          or not math.isfinite(t) or t < 0):
+                          or isinstance(t, float) and not math.isfinite(t) or t < 0):
         raise RecordError(f"line {line}: 't' must be a number of seconds (0 or more)")
     if "frame" in entry and (not _is_int(entry["frame"]) or entry["frame"] < 0):
         raise RecordError(f"line {line}: 'frame' must be a whole number (0 or more)")

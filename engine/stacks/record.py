@@ -30,8 +30,13 @@ def action_entry(n: int, player: int, action: Action, text: str) -> dict:
 
 
 def end_entry(game: StacksGame) -> dict:
-    return {"type": "end", "winner": game.winner, "result": game.result,
-            "chips": [dict(c) for c in game.chips]}
+    """The last line: the winner, the result in words, everyone's chips and, in a game the
+    engine dealt (every card known), everyone's hand at the end, sorted."""
+    d = {"type": "end", "winner": game.winner, "result": game.result,
+         "chips": [dict(c) for c in game.chips]}
+    if game.known:
+        d["hands"] = [sorted(h) for h in game.hands]
+    return d
 
 
 _OPTION_RANGES = {"max_piles_per_colour": (1, 10), "hand_size": (1, 20), "win_chips": (1, 40),
@@ -138,6 +143,7 @@ def replay(entries: list[dict], lines: list[int] | None = None) -> list[dict]:
     game = start_from_setup(entries[0], lines[0])
     steps: list[dict] = []
     ended: dict | None = None
+    count = 0
     for e, k in zip(entries[1:], lines[1:]):
         t = e.get("type")
         if t in ("move", "observation", "verdict", "edit"):
@@ -152,11 +158,17 @@ def replay(entries: list[dict], lines: list[int] | None = None) -> list[dict]:
             continue      # a refused action at the table, or a note: nothing happened
         if t == "action":
             a = action_from_json(e.get("action"), k)
-            player, n = e.get("player"), e.get("n", k)
+            player, n = e.get("player"), e.get("n")
             if player is not None and not _is_int(player):
                 raise RecordError(f"line {k}: 'player' must be a whole number")
             if not _is_int(n):
-                raise RecordError(f"line {k}: 'n' must be a whole number")
+                raise RecordError(f"line {k}: 'n' (the action's number) must be a whole number")
+            count += 1
+            if n != count:
+                steps.append({"n": n, "line": k, "ok": False,
+                              "text": f"numbered {n}, but it is action {count}",
+                              "why": "actions out of order, or one missing or twice"})
+                continue
             if ended is not None:
                 steps.append({"n": n, "line": k, "ok": False, "text": "an action after the end line",
                               "why": "an action after the end line"})
@@ -193,12 +205,16 @@ def replay(entries: list[dict], lines: list[int] | None = None) -> list[dict]:
             if game.pending is not None:
                 game.resolve()
             same = winner == game.winner
-            chips = e.get("chips")
+            chips, hands = e.get("chips"), e.get("hands")
             if chips is not None and chips != [dict(c) for c in game.chips]:
+                same = False
+            if hands is not None and (not game.known or
+                                      hands != [sorted(h) for h in game.hands]):
                 same = False
             steps.append({"n": "end", "line": k, "ok": same,
                           "text": f"result: {game.result or 'unfinished'}" +
-                          ("" if same else f" (the record says winner {winner}, chips {chips})")})
+                          ("" if same else f" (the record says winner {winner}, chips {chips}"
+                                            + (", and other hands" if hands is not None else "") + ")")})
         else:
             raise RecordError(f"line {k}: unknown line type {t!r}")
     if not any(s["n"] == "end" for s in steps):

@@ -271,3 +271,98 @@ def check_mutant(k: int, op: str, seed: int) -> None:
 @given(st.integers(0, CORPUS_SIZE - 1), st.sampled_from(OPS), st.integers(0, 2**32))
 def test_a_mutated_record_replays_the_same_game_or_is_refused_naming_its_line(k, op, seed):
     check_mutant(k, op, seed)
+
+
+# --- SEQUENCE STACKS records -------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def stacks_corpus() -> tuple[str, ...]:
+    """Dealt STACKS games (every card known, the seed in the record) of 2 to 5 players."""
+    from engine.stacks.game import StacksGame
+    from engine.stacks.players import GreedyStacksPlayer, RandomStacksPlayer
+    from engine.stacks.record import record_game
+    out = []
+    for n, seed in ((2, 1), (3, 2), (4, 3), (5, 4)):
+        g = StacksGame(n, rng=random.Random(seed))
+        players = [(GreedyStacksPlayer if p % 2 else RandomStacksPlayer)(random.Random(seed + p))
+                   for p in range(n)]
+        out.append(_text(record_game(g, players, seed)))
+    return tuple(out)
+
+
+def stacks_fingerprint(text: str):
+    """What a STACKS record replays to: every action done, in order (the words the engine
+    gives it) and the end."""
+    from engine.stacks.record import replay as replay_stacks
+    parsed = parse_record(text, "m.jsonl")
+    steps = replay_stacks(parsed.entries, parsed.lines)
+    bad = [s for s in steps if not s["ok"]]
+    done = [s["text"] for s in steps if s["ok"] and s["n"] != "end"]
+    return bad, (done, [s["text"] for s in steps if s["n"] == "end"][:1])
+
+
+def test_the_stacks_corpus_replays():
+    for text in stacks_corpus():
+        bad, _ = stacks_fingerprint(text)
+        assert not bad
+
+
+@settings(max_examples=max(50, EXAMPLES // 3), deadline=None, derandomize=EXAMPLES <= 300,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 3), st.sampled_from(OPS), st.integers(0, 2**32))
+def test_a_mutated_stacks_record_replays_the_same_game_or_is_refused_naming_its_line(k, op, seed):
+    text = stacks_corpus()[k]
+    lines, what = mutate(text.splitlines(), op, random.Random(seed))
+    try:
+        bad, fp = stacks_fingerprint("".join(ln + "\n" for ln in lines))
+    except RecordError as exc:
+        assert re.search(r"\bline \d+\b", str(exc)), (what, str(exc))
+        return
+    if not bad:
+        assert fp == stacks_fingerprint(text)[1], f"stacks {k}, {what}: another game accepted"
+    else:
+        assert all(isinstance(s.get("line"), int) for s in bad), (what, bad)
+
+
+_NASTY = [None, True, -1, 0, 10**4000, 1e308, float("inf"), float("nan"), "", "x" * 100, [], [1],
+          {}, {"a": []}, ["c4"], [["c4"]], [["a1", "b1", "c1", "d1", "e1"]], "?", "W",
+          ["." * 10] * 10, ["B" * 10] * 10, [[0, "hard"], [9, "x"]]]
+_KEYS = ["five", "sequences", "hands", "moves", "t", "frame", "caught_up", "confidence",
+         "changed", "board", "card", "space", "player", "n"]
+
+
+def test_every_key_of_every_kind_of_line_given_a_value_of_the_wrong_kind():
+    """Each key of one line of each kind (and the optional keys) set to each value of the
+    wrong kind or size, the record cut two lines later: refused naming its line, or
+    replayed; never a traceback."""
+    from engine.stacks.record import replay as replay_stacks
+    for name, seeded, text in corpus()[5:]:
+        lines = [__import__("json").loads(x) for x in text.splitlines()]
+        first = {}
+        for i, e in enumerate(lines):
+            first.setdefault((e["type"], e.get("kind") or e.get("event") or e.get("action")), i)
+        for i in first.values():
+            for key in dict.fromkeys(list(lines[i]) + _KEYS):
+                for v in _NASTY:
+                    es = lines[:i] + [dict(lines[i], **{key: v})] + lines[i + 1:i + 3]
+                    try:
+                        r = replay(parse_record(_text(es), "m.jsonl"))
+                    except RecordError as exc:
+                        assert re.search(r"\bline \d+\b", str(exc)), (name, key, v, str(exc))
+                        continue
+                    assert r.ok or re.fullmatch(r"line \d+: .+", r.refusal), (name, key, v)
+    for text in stacks_corpus()[:2]:
+        lines = [__import__("json").loads(x) for x in text.splitlines()]
+        for i in (0, 1, 2, len(lines) - 1):
+            for key in dict.fromkeys(list(lines[i]) + ["options", "action", "hands"]):
+                for v in _NASTY + [{"kind": "play", "card": "R1", "pile": 10**4000},
+                                   {"kind": "special", "card": "SC", "target": 10**30},
+                                   {"direction": 5}, {"hand_size": 10**4000}]:
+                    es = lines[:i] + [dict(lines[i], **{key: v})] + lines[i + 1:i + 3]
+                    try:
+                        p = parse_record(_text(es), "m.jsonl")
+                        steps = replay_stacks(p.entries, p.lines)
+                    except RecordError as exc:
+                        assert re.search(r"\bline \d+\b", str(exc)), (key, v, str(exc))
+                        continue
+                    assert all(isinstance(s.get("line"), int) for s in steps if not s["ok"])
