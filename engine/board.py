@@ -48,6 +48,14 @@ class Sequence:
 
     __str__ = text
 
+    @classmethod
+    def parse(cls, text: str, team: int, rows: int = 10, cols: int = 10) -> "Sequence":
+        """``"h4-h8"`` (or ``"h4,h5,h6,h7,h8"``) of ``team``; raises RecordError."""
+        try:
+            return cls(team, parse_five(text, rows, cols))
+        except ValueError as exc:
+            raise RecordError(f"sequence {text!r}: {exc}") from None
+
     def to_json(self, cols: int = 10) -> dict:
         return {"team": self.team, "spaces": self.names(cols)}
 
@@ -105,8 +113,9 @@ class Windows:
         self.spaces: list[tuple[int, ...]] = []
         self.masks: list[int] = []
         self.line: list[int] = []
-        #: per space, per line through it, the windows of that line holding the space
-        self.through: list[list[tuple[int, ...]]] = [[] for _ in range(layout.size)]
+        #: per space, per line through it: the mask of the spaces of that line within
+        #: ``k - 1`` of it, and the windows of that line holding the space
+        self.through: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(layout.size)]
         for li, line in enumerate(layout.lines(k)):
             per_cell: dict[int, list[int]] = {}
             for start in range(len(line) - k + 1):
@@ -120,7 +129,15 @@ class Windows:
                 self.masks.append(m)
                 self.line.append(li)
             for c, ids in per_cell.items():
-                self.through[c].append(tuple(ids))
+                near = 0
+                for wi in ids:
+                    near |= self.masks[wi]
+                self.through[c].append((near, tuple(ids)))
+        #: per space, every space of a window through it
+        self.reach = [0] * layout.size
+        for c, lines in enumerate(self.through):
+            for near, _ in lines:
+                self.reach[c] |= near
 
 
 def windows(layout: Layout, k: int) -> Windows:
@@ -231,10 +248,15 @@ class Board:
         would complete and that share at most ``max_shared`` spaces with each of the
         team's sequences (lines with none left out)."""
         have = self.own[team] | self.free_mask | (1 << i)
+        k = self.k
+        out: list[list[int]] = []
+        if (have & self._win.reach[i]).bit_count() < k:
+            return out
         masks = self._win.masks
-        out = []
         mine = None
-        for ids in self._win.through[i]:
+        for near, ids in self._win.through[i]:
+            if (have & near).bit_count() < k:
+                continue
             got = [wi for wi in ids if masks[wi] & have == masks[wi]]
             if got:
                 if mine is None:

@@ -35,6 +35,16 @@ class MoveTable:
         #: normal card -> ((space, Move), ...)
         self.place = {card: tuple((s, Move("place", card, s)) for s in spaces)
                       for card, spaces in layout.spaces_of.items()}
+        #: normal card printed once or twice -> (space a, space b, the placements open for
+        #: each of the 4 patterns (a open) + 2 * (b open)); a card printed once has b = a
+        self.place2: dict[str, tuple[int, int, tuple[tuple[Move, ...], ...]]] = {}
+        for card, pairs in self.place.items():
+            if len(pairs) == 2:
+                (a, ma), (b, mb) = pairs
+                self.place2[card] = (a, b, ((), (ma,), (mb,), (ma, mb)))
+            elif len(pairs) == 1:
+                (a, ma), = pairs
+                self.place2[card] = (a, a, ((), (), (), (ma,)))
         #: wild card -> a placement Move per space (index = space)
         self.wild = {card: [Move("place", card, s) for s in range(size)] for card in wild}
         #: removing card -> a removal Move per space
@@ -114,6 +124,8 @@ class Game:
         self.passes = 0
         self.reshuffles = 0
         self.history: list[tuple[int, Move]] = []
+        #: sequences the last move made (the team may still name other five: rechoose)
+        self.last_made = 0
         self._wild = self.edition.wild_cards
         self._remove = self.edition.remove_cards
         self._spaces_of = self.layout.spaces_of
@@ -187,39 +199,51 @@ class Game:
         sequence is listed once, with the default choice of five (``five`` empty)."""
         if self.over:
             return []
-        hand = self.hands[self.current]
         cells = self.board.cells
         table = self._moves
-        wild, remove = self._wild, self._remove
+        place = table.place
         moves: list[Move] = []
-        dead: list[Move] = []
+        add = moves.append
+        dead: list[Move] | None = None
         removable = None
-        seen = set()
-        for card in hand:
-            if card in seen:
+        traded = self.dead_traded
+        place2 = table.place2
+        for card in dict.fromkeys(self.hands[self.current]):
+            e = place2.get(card)
+            if e is not None:
+                a, b, outs = e
+                got = outs[(cells[a] == 0) + 2 * (cells[b] == 0)]
+                if got:
+                    moves += got
+                elif not traded:
+                    if dead is None:
+                        dead = []
+                    m = table.dead_move(card)
+                    add(m)
+                    dead.append(m)
                 continue
-            seen.add(card)
-            if card in wild:
-                moves.extend(compress(table.wild[card], map(not_, cells)))
-            elif card in remove:
+            pairs = place.get(card)
+            if pairs is not None:
+                found = False
+                for s, m in pairs:
+                    if not cells[s]:
+                        add(m)
+                        found = True
+                if not found and not traded:
+                    if dead is None:
+                        dead = []
+                    m = table.dead_move(card)
+                    add(m)
+                    dead.append(m)
+            elif card in self._wild:
+                moves += compress(table.wild[card], map(not_, cells))
+            elif card in self._remove:
                 if removable is None:
                     removable = self.removable()
                 ms = table.remove[card]
-                moves.extend([ms[s] for s in removable])
-            else:
-                pairs = table.place.get(card)
-                if not pairs:
-                    continue
-                n = len(moves)
-                for s, m in pairs:
-                    if cells[s] == EMPTY:
-                        moves.append(m)
-                if len(moves) == n and not self.dead_traded:
-                    m = table.dead_move(card)
-                    moves.append(m)
-                    dead.append(m)
-        if len(moves) == len(dead):
-            return dead + [table.pass_]
+                moves += [ms[s] for s in removable]
+        if dead is not None and len(moves) == len(dead) or not moves:
+            return (dead or []) + [table.pass_]
         return moves
 
     def has_play(self) -> bool:
@@ -239,6 +263,22 @@ class Game:
     # --- playing --------------------------------------------------------------------------
     def check(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` with the reason if ``move`` is not legal now."""
+        # the common legal placements and removals first, without building any words
+        a, card, s = move.action, move.card, move.space
+        if not self.over and not move.five and s.__class__ is int and 0 <= s < len(self.board.cells):
+            cell = self.board.cells[s]
+            if a == "place":
+                if cell == EMPTY and (self._symbols[s] == card or card in self._wild) \
+                        and card in self.hands[self.current]:
+                    return
+            elif a == "remove":
+                if cell > 0 and cell - 1 != self.current % self.n_teams and card in self._remove \
+                        and (self.options.advanced or not (self.board.locked >> s) & 1) \
+                        and card in self.hands[self.current]:
+                    return
+        self._check_slowly(move)
+
+    def _check_slowly(self, move: Move) -> None:
         if self.over:
             raise IllegalMoveError("the game is over")
         hand = self.hands[self.current]
@@ -296,37 +336,52 @@ class Game:
         p = self.current
         a = move.action
         self.history.append((p, move))
-        if a == "dead":
-            self.hands[p].remove(move.card)
-            self.discards[p].append(move.card)
-            self._draw(p)
-            self.dead_traded = True
-            return 0
-        gained = 0
-        if a == "pass":
-            self.passes += 1
-            if self.passes >= self.n_players:
-                self.over = True
-                self.end_reason = "no player can play"
-        else:
+        gained = self.last_made = 0
+        if a == "place" or a == "remove":
+            card = move.card
+            self.hands[p].remove(card)
+            self.discards[p].append(card)
             self.passes = 0
-            self.hands[p].remove(move.card)
-            self.discards[p].append(move.card)
-            team = p % self.n_teams
             if a == "place":
-                gained = self.board.place(move.space, team, move.five)
-                if self.board.counts[team] >= self.to_win:
+                team = p % self.n_teams
+                gained = self.last_made = self.board.place(move.space, team, move.five)
+                if gained and self.board.counts[team] >= self.to_win:
                     self.winner = team
                     self.over = True
                     self.end_reason = "sequences completed"
             else:
                 self.board.remove(move.space)
             if draw and not self.over:
-                self._draw(p)
+                if self.deck:
+                    self.hands[p].append(self.deck.pop())
+                else:
+                    self._draw(p)
+        elif a == "dead":
+            self.hands[p].remove(move.card)
+            self.discards[p].append(move.card)
+            self._draw(p)
+            self.dead_traded = True
+            return 0
+        else:
+            self.passes += 1
+            if self.passes >= self.n_players:
+                self.over = True
+                self.end_reason = "no player can play"
         self.current = (p + 1) % self.n_players
         self.turn += 1
         self.dead_traded = False
         return gained
+
+    def rechoose(self, five: tuple[tuple[int, ...], ...]) -> None:
+        """The team of the last placement names other five for the sequence(s) it made
+        (white chips shown at the table); raises IllegalMoveError when that placement
+        could not have made them. The game's history keeps the move with its five."""
+        if not self.history or self.history[-1][1].action != "place" or not self.last_made:
+            raise IllegalMoveError("the last move made no sequence to choose the five of")
+        p, m = self.history[-1]
+        if not self.board.rechoose(self.last_made, five, m.space):
+            raise IllegalMoveError("those are not five the last placement could make")
+        self.history[-1] = (p, Move(m.action, m.card, m.space, five))
 
     def _draw(self, p: int) -> None:
         if not self.deck:

@@ -147,6 +147,7 @@ RULES = {
     "game_over": "the game is already over",
     "not_proposed": "not the move the computer player chose",
     "white_off_sequence": "a white chip off a completed sequence",
+    "not_dead": "a card traded as dead that is not dead",
 }
 
 

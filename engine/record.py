@@ -32,7 +32,7 @@ VERSION = 2
 BOARD_TYPES = ("setup", "move", "observation", "verdict", "event", "end", "edit")
 STACKS_TYPES = ("setup", "action", "event", "end")
 TYPES = tuple(dict.fromkeys(BOARD_TYPES + STACKS_TYPES))
-EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note")
+EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note", "five")
 
 #: Limits on what a record may hold: a longer line or a deeper one is refused with its
 #: number before it is parsed (a 10 x 10 observation line is about 1 KB).
@@ -183,6 +183,14 @@ def verdict_entry(v: Verdict, cols: int) -> dict:
     if v.made:
         d["sequences"] = sequence_names(v.made, cols)
     return d
+
+
+def five_entry(v: Verdict, cols: int) -> dict:
+    """The ``five`` event: the players named the five of the sequence(s) the last placement
+    made (``v``: the referee's ``choice`` verdict from :meth:`Referee.choose_five`)."""
+    names = sequence_names(v.made, cols)
+    return {"type": "event", "event": "five", "five": names, "sequences": names,
+            "text": v.message}
 
 
 def end_entry(winner: int | None, reason: str, sequences: list[int],
@@ -560,7 +568,7 @@ class _Replay:
                 p, m, drew = self.played[-1]
                 self.played[-1] = (p, Move(m.action, m.card, m.space, chosen), drew)
             if self.game is not None:
-                self.game.board.rechoose(v.new_sequences, chosen, v.spaces[0])
+                self.game.rechoose(chosen)
         elif v.kind == "takeback":
             self.undo_played()
             self.closed = False
@@ -729,6 +737,8 @@ class _Replay:
             ref.note_dead_card(card)
             self.played.append((ref.current, Move("dead", card), True))
             self.ok(line, "dead_card", f"dead card {card} traded")
+        elif ev == "five":
+            self.five_event(entry, line)
         elif ev == "table_talk":
             team = entry.get("team")
             if not _is_int(team) or not 0 <= team < ref.n_teams:
@@ -738,6 +748,26 @@ class _Replay:
                 return
             ref.note_table_talk(team)
             self.ok(line, "table_talk", f"table talk: team {team + 1} discards")
+
+    def five_event(self, entry: dict, line: int) -> None:
+        """The team of the last placement named its five (typed in, or the page)."""
+        five = entry.get("five")
+        if not isinstance(five, list) or not five or not all(_str_list(f) and f for f in five):
+            raise RecordError(f"line {line}: a five event's 'five' must be a list of sets of "
+                              "spaces like [[\"c2\", \"d2\", \"e2\", \"f2\", \"g2\"]]")
+        chosen = tuple(tuple(sorted(self.space(n, line) for n in f)) for f in five)
+        v = self.ref.choose_five(chosen)          # EngineError: not a choice it had
+        made = tuple(q.spaces for q in v.made)
+        if self.played:
+            p, m, drew = self.played[-1]
+            self.played[-1] = (p, Move(m.action, m.card, m.space, made), drew)
+        if self.game is not None:
+            self.game.rechoose(made)
+        why = self.sequences_differ(entry, v.made, line)
+        if why is not None:
+            self.fail(line, "five", why)
+        else:
+            self.ok(line, "five", v.message, v.to_json(self.cols))
 
     def edit(self, entry: dict, line: int) -> None:
         """A person took the board as it stands: the referee's board becomes ``board``."""

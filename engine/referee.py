@@ -225,9 +225,6 @@ class Referee:
             return Verdict("no_change", message="no change")
         if self.last_made is not None:
             s, n = self.last_made
-            player = self.moves[-1][0]
-            team = player % self.n_teams
-            last = b.sequences[-n:]
             base = 0
             for q in b.sequences[:-n]:
                 for c in q.spaces:
@@ -235,18 +232,39 @@ class Referee:
             want = {i for i in white if not (base >> i) & 1}
             for o in self._alternatives(s, n):
                 if want <= {c for q in o for c in q.spaces}:
-                    chosen = tuple(q.spaces for q in o)
-                    b.rechoose(n, chosen, s)
-                    made = tuple(b.sequences[-n:])
-                    assert tuple(last) != made
-                    move = self.moves[-1][1]
-                    self.moves[-1] = (player, Move(move.action, move.card, move.space, chosen))
-                    words = ", ".join(q.text(self.layout.cols) for q in made)
-                    return Verdict("choice", spaces=(s,), team=team, player=player,
-                                   new_sequences=n, made=made,
-                                   message=f"{self.colour_name(team)} chooses the five shown "
-                                           f"in white: {words}")
+                    return self._choose(o, "the five shown in white")
         return self._violation("white_off_sequence", off)
+
+    def choose_five(self, five: tuple[tuple[int, ...], ...]) -> Verdict:
+        """The team of the last placement names the five of the sequence(s) it made (by
+        other means than white chips: typed in, or the page). Raises EngineError when the
+        last move made no sequence or could not have made those."""
+        if self.last_made is None:
+            raise EngineError("the last move made no sequence: there is no five to choose")
+        s, n = self.last_made
+        opts = self._alternatives(s, n)
+        want = [tuple(sorted(f)) for f in five]
+        for o in opts:
+            if all(w in {q.spaces for q in o} for w in want):
+                return self._choose(o, "the five named")
+        cols = self.layout.cols
+        raise EngineError("not five the last placement could make; it could make: " +
+                          "; ".join(" ".join(q.text(cols) for q in o) for o in opts))
+
+    def _choose(self, option, how: str) -> Verdict:
+        """Make ``option`` the sequences of the last placement (a ``choice`` verdict)."""
+        b = self.board
+        s, n = self.last_made
+        player, move = self.moves[-1]
+        team = player % self.n_teams
+        chosen = tuple(q.spaces for q in option)
+        if tuple(b.sequences[-n:]) != tuple(option):
+            b.rechoose(n, chosen, s)
+        self.moves[-1] = (player, Move(move.action, move.card, move.space, chosen))
+        made = tuple(b.sequences[-n:])
+        words = ", ".join(q.text(self.layout.cols) for q in made)
+        return Verdict("choice", spaces=(s,), team=team, player=player, made=made,
+                       message=f"{self.colour_name(team)} chooses {how}: {words}")
 
     def _alternatives(self, s: int, n: int) -> list:
         """The choices the last placement (on ``s``, ``n`` sequences made) had."""

@@ -16,8 +16,8 @@ from typing import Callable
 from engine.game import Game
 from engine.moves import Move, Verdict
 from engine.observation import Observation
-from engine.record import (end_entry, move_entry, observation_entry, parse_record, replay,
-                           setup_entry, verdict_entry)
+from engine.record import (end_entry, five_entry, move_entry, observation_entry, parse_record,
+                           replay, setup_entry, verdict_entry)
 from engine.referee import COLOUR_NAMES, Referee
 
 
@@ -125,17 +125,26 @@ class Session:
             self._log_line("takeback", v.message)
             self._emit(Event("undo", v, v.message, v.spaces))
             return v
+        if v.kind == "choice":      # white chips name the five of the last sequence(s)
+            if self.game is not None:
+                self.game.rechoose(r.moves[-1][1].five)
+            spaces = tuple(sorted({c for q in v.made for c in q.spaces}))
+            self._log_line("choice", v.message, spaces=list(spaces), team=v.team)
+            self._emit(Event("verdict", v, v.message, spaces))
+            return v
         card = None
         if self.proposal is not None:
             pmove, _ = self.proposal
             if v.spaces == (pmove.space,) and (v.kind == "placement") == (pmove.action == "place"):
                 card = pmove.card
                 if self.game is not None:
-                    self.game.push(pmove)
+                    rmove = r.moves[-1][1]
+                    self.game.push(Move(pmove.action, pmove.card, pmove.space, rmove.five))
                 self.proposal = None
             else:
                 return self._reject(obs, v, pmove, group)
-        move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0])
+        move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0],
+                    r.moves[-1][1].five)
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
                                               made=v.made)])
         self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
@@ -161,6 +170,19 @@ class Session:
         self._log_line("violation", text, spaces=list(spaces))
         self._emit(Event("warning", warn, text, spaces))
         return warn
+
+    def choose_five(self, five: tuple[tuple[int, ...], ...]) -> Verdict:
+        """The team of the last placement names the five of the sequence(s) it made (typed
+        in, or the page); recorded as a ``five`` event. EngineError says why not."""
+        r = self.referee
+        v = r.choose_five(five)
+        if self.game is not None:
+            self.game.rechoose(r.moves[-1][1].five)
+        self._write(five_entry(v, r.layout.cols))
+        spaces = tuple(sorted({c for q in v.made for c in q.spaces}))
+        self._log_line("choice", v.message, spaces=list(spaces), team=v.team)
+        self._emit(Event("verdict", v, v.message, spaces))
+        return v
 
     def finish(self) -> None:
         if self.ended:
@@ -350,6 +372,8 @@ class Session:
             "to_move": {"player": r.current, "team": r.team},
             "sequences": list(r.board.counts), "to_win": r.to_win,
             "sequence_spaces": seq, "dead_cards": sorted(r.dead_cards()),
+            "sequences_made": [{"team": q.team, "text": q.text(lay.cols),
+                                "spaces": list(q.spaces)} for q in r.board.sequences],
             "over": r.over, "winner": r.winner, "move_number": len(r.moves),
             "warning": None if w is None else {"rule": w.rule, "text": w.message,
                                                 "spaces": list(w.spaces)},

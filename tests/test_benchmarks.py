@@ -14,6 +14,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 CASES = {
     "engine.py": (["--seconds", "0.3"], ["classic_random_games_per_s", "sequence_check_us",
+                                         "classic_legal_moves_games_per_s",
                                          "stacks_random_games_per_s"]),
     "bridge.py": (["--seconds", "0.3", "--snapshots", "3"],
                   [f"{k}_{b}" for k in ("led_frames_per_s", "led_wire_ratio", "snapshot_rtt_ms")

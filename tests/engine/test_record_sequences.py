@@ -212,3 +212,38 @@ def test_white_chips_choosing_the_five_replay_as_a_choice(capsys, tmp_path):
     lines[-1] = dict(lines[-1], sequences=[default])
     code, _, err, _ = run(capsys, tmp_path, lines)
     assert code == 1 and f"line {len(lines)}" in err and "recorded sequences" in err
+
+
+def test_the_five_named_at_the_terminal_is_recorded_and_replayed(capsys, tmp_path):
+    from engine.observation import SpaceState
+    from engine.referee import Referee
+    from seqboard.recorder import RecordWriter
+    from seqboard.session import Session
+    path = tmp_path / "g.jsonl"
+    writer = RecordWriter(path)
+    s = Session(Referee("classic", 2), recorder=writer)
+
+    def see(space, colour):
+        r = s.referee
+        return s.observe(r.expected().replace({LAYOUT.parse_space(space): SpaceState(colour)}))
+
+    for b, g in zip(["b2", "c2", "d2", "f2", "g2"], GREEN):
+        see(b, "B")
+        see(g, "G")
+    default = see("e2", "B").made[0].names()
+    other = ["c2", "d2", "e2", "f2", "g2"] if default[0] == "b2" else ["b2", "c2", "d2", "e2", "f2"]
+    v = s.choose_five((tuple(LAYOUT.parse_space(x) for x in other),))
+    assert [q.names() for q in v.made] == [other]
+    writer.close()
+    lines = path.read_text().splitlines()
+    assert '"event":"five"' in lines[-1]
+    code = main(["replay", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert f"completes 1 sequence {default[0]}-{default[-1]}" in out and "chooses the five named" in out
+    # a five this placement could not make is refused with its line
+    bad = dict(__import__("json").loads(lines[-1]), five=[["a2", "b2", "c2", "d2", "e2"]])
+    path.write_text("\n".join(lines[:-1] + [dumps(bad)]) + "\n")
+    code = main(["replay", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and f"line {len(lines)}" in err and "not five the last placement could make" in err
