@@ -10,7 +10,7 @@ import random
 
 from ..errors import EngineError, IllegalMoveError, RecordError
 from .cards import ALL_CODES, load_deck
-from .game import Action, StacksGame, StacksOptions
+from .game import RESHUFFLES, Action, StacksGame, StacksOptions
 
 VERSION = 1
 
@@ -62,6 +62,10 @@ def options_from_json(d, line: int = 1) -> StacksOptions:
             if v not in ("clockwise", "counterclockwise"):
                 raise RecordError(f"line {line}: option direction must be \"clockwise\" or "
                                   f"\"counterclockwise\", not {v!r}")
+        elif key == "reshuffle":
+            if v not in RESHUFFLES:
+                raise RecordError(f"line {line}: option reshuffle must be one of "
+                                  f"{', '.join(RESHUFFLES)}, not {v!r}")
         elif key in _OPTION_RANGES:
             lo, hi = _OPTION_RANGES[key]
             if not _is_int(v) or not lo <= v <= hi:
@@ -69,6 +73,9 @@ def options_from_json(d, line: int = 1) -> StacksOptions:
                                   f"{lo} to {hi}, not {v!r}")
         elif not isinstance(v, bool):
             raise RecordError(f"line {line}: option {key} must be true or false, not {v!r}")
+    if "reshuffle" not in d:
+        # records from before the option rebuilt the deck from the whole out-of-play pile
+        d = dict(d, reshuffle="out_of_play")
     return StacksOptions.from_json(d)
 
 
