@@ -193,14 +193,25 @@ def five_entry(v: Verdict, cols: int) -> dict:
             "text": v.message}
 
 
+def board_rows(board, colours) -> list[str]:
+    """The chips on ``board`` as observation rows: ``.`` empty (or free), a team's colour."""
+    cols = board.layout.cols
+    text = "".join(colours[c - 1] if c > 0 else "." for c in board.cells)
+    return [text[i:i + cols] for i in range(0, len(text), cols)]
+
+
 def end_entry(winner: int | None, reason: str, sequences: list[int],
-              moves: int | None = None, hands: list[list[str]] | None = None) -> dict:
+              moves: int | None = None, hands: list[list[str]] | None = None,
+              board: list[str] | None = None) -> dict:
     """The last line: the result, each team's sequences, (``moves``) how many move lines
-    are in effect (every ``move`` line, dead-card trades included, less those undone) and,
-    in a game whose every card is known, (``hands``) the cards each player holds at the end."""
+    are in effect (every ``move`` line, dead-card trades included, less those undone),
+    (``board``) the chips at the end as :func:`board_rows` gives them and, in a game whose
+    every card is known, (``hands``) the cards each player holds at the end."""
     d = {"type": "end", "winner": winner, "reason": reason, "sequences": sequences}
     if moves is not None:
         d["moves"] = moves
+    if board is not None:
+        d["board"] = board
     if hands is not None:
         d["hands"] = [sorted(h) for h in hands]
     return d
@@ -829,6 +840,9 @@ class _Replay:
             raise RecordError(f"line {line}: 'sequences' must be a list of whole numbers")
         if moves is not None and not _is_int(moves):
             raise RecordError(f"line {line}: 'moves' must be a whole number")
+        board = entry.get("board")
+        if board is not None and not _str_list(board):
+            raise RecordError(f"line {line}: 'board' must be a list of rows")
         hands = entry.get("hands")
         if hands is not None and not (isinstance(hands, list) and len(hands) == ref.n_players
                                       and all(_str_list(h) for h in hands)):
@@ -845,6 +859,9 @@ class _Replay:
             problems.append(f"recorded sequences {seqs}, the rules say {list(ref.board.counts)}")
         if moves is not None and moves != len(self.played):
             problems.append(f"recorded {moves} moves, the record holds {len(self.played)}")
+        if board is not None and [r.replace(" ", "") for r in board] != \
+                board_rows(ref.board, ref.colours):
+            problems.append("the board recorded is not the board the moves leave")
         if hands is not None:
             if game is None:
                 problems.append("'hands' in a record without a seed: no hand can be checked")
@@ -901,5 +918,6 @@ def record_simulated_game(edition: str = "classic", n_players: int = 2, seed: in
         made = game.board.sequences[-gained:] if gained else ()
         entries.append(move_entry(len(game.history), p, move, cols, made=made))
     entries.append(end_entry(game.winner, game.end_reason or "unfinished", list(game.board.counts),
-                             moves=len(game.history), hands=game.hands))
+                             moves=len(game.history), hands=game.hands,
+                             board=board_rows(game.board, game.edition.colours)))
     return game, entries

@@ -16,8 +16,8 @@ from typing import Callable
 from engine.game import Game
 from engine.moves import Move, Verdict
 from engine.observation import Observation
-from engine.record import (end_entry, five_entry, move_entry, observation_entry, parse_record,
-                           replay, setup_entry, verdict_entry)
+from engine.record import (board_rows, end_entry, five_entry, move_entry, observation_entry,
+                           parse_record, replay, setup_entry, verdict_entry)
 from engine.referee import COLOUR_NAMES, Referee
 
 
@@ -192,6 +192,7 @@ class Session:
         reason = "sequences completed" if r.winner is not None else \
             (self.game.end_reason if self.game is not None and self.game.over else "stopped")
         self._write(end_entry(r.winner, reason, list(r.board.counts),
+                              board=board_rows(r.board, r.colours),
                               hands=self.game.hands if self.game is not None else None))
         text = f"{COLOUR_NAMES[r.colours[r.winner]]} wins" if r.winner is not None else f"game over: {reason}"
         self._log_line("game_over", text)
