@@ -247,3 +247,17 @@ def test_the_five_named_at_the_terminal_is_recorded_and_replayed(capsys, tmp_pat
     code = main(["replay", str(path)])
     out, err = capsys.readouterr()
     assert code == 1 and f"line {len(lines)}" in err and "not five the last placement could make" in err
+
+
+def test_an_edit_putting_a_sequence_chip_back_makes_the_sequence_again(tmp_path):
+    lines = play(["b1", "c1", "d1", "e1"], GREEN[:4], {"e1": A1E1})
+    green = GREEN[:4]
+    off = {"type": "edit", "board": _edit_rows(["b1", "d1", "e1"], green), "changed": ["c1"]}
+    back = {"type": "edit", "board": _edit_rows(["b1", "c1", "d1", "e1"], green), "changed": ["c1"]}
+    r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [off, back])))
+    assert r.ok, r.refusal
+    assert [q.names() for q in r.referee.board.sequences] == [A1E1]
+    # '?' and 'W' leave a space as it is
+    keep = dict(back, board=[row.replace("B", "?", 1) for row in back["board"]], changed=[])
+    r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [keep])))
+    assert r.ok, r.refusal
