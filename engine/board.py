@@ -133,6 +133,9 @@ class Windows:
                 for wi in ids:
                     near |= self.masks[wi]
                 self.through[c].append((near, tuple(ids)))
+        #: the cells of an empty board, and the free spaces as a mask
+        self.blank = [FREE if i in layout.free else EMPTY for i in range(layout.size)]
+        self.free_mask = sum(1 << i for i in layout.free)
         #: per space, every space of a window through it
         self.reach = [0] * layout.size
         for c, lines in enumerate(self.through):
@@ -165,16 +168,16 @@ class Board:
         self.k = sequence_length
         self.max_shared = max_shared
         self.n_teams = n_teams
-        self.cells = [FREE if i in layout.free else EMPTY for i in range(layout.size)]
+        self._win = win = windows(layout, sequence_length)
+        self.cells = win.blank[:]
         self.counts = [0] * n_teams
         self.sequences: list[Sequence] = []
         #: per team, the bit mask of its chips
         self.own = [0] * n_teams
-        self.free_mask = sum(1 << i for i in layout.free)
+        self.free_mask = win.free_mask
         #: the spaces of every sequence (a chip there is protected outside the advanced variant)
         self.locked = 0
         self._seq_masks: list[int] = []
-        self._win = windows(layout, sequence_length)
 
     def copy(self) -> "Board":
         b = Board.__new__(Board)
@@ -257,8 +260,15 @@ class Board:
         for near, ids in self._win.through[i]:
             if (have & near).bit_count() < k:
                 continue
-            got = [wi for wi in ids if masks[wi] & have == masks[wi]]
-            if got:
+            got = None
+            for wi in ids:
+                m = masks[wi]
+                if m & have == m:
+                    if got is None:
+                        got = [wi]
+                    else:
+                        got.append(wi)
+            if got is not None:
                 if mine is None:
                     mine = [m for s, m in zip(self.sequences, self._seq_masks) if s.team == team]
                 if mine:
@@ -354,16 +364,34 @@ class Board:
         """Put a chip of ``team`` on empty space ``i``; fix the sequences it completes (the
         default choice, or the one holding every set of spaces in ``chosen``, which
         :meth:`choice_error` checks) and return how many."""
-        cand = self._candidates(i, team)
+        bit = 1 << i
+        mine = self.own[team] | bit
         self.cells[i] = team + 1
-        self.own[team] |= 1 << i
-        if not cand:
-            return 0
+        self.own[team] = mine
+        have = mine | self.free_mask
+        win = self._win
+        k = self.k
+        if (have & win.reach[i]).bit_count() < k:
+            return 0                       # too few of the team's chips around: no window
+        masks = win.masks
+        for near, ids in win.through[i]:
+            if (have & near).bit_count() >= k:
+                for wi in ids:
+                    m = masks[wi]
+                    if m & have == m:
+                        break
+                else:
+                    continue
+                break
+        else:
+            return 0                       # no window through i is complete
         self.cells[i] = EMPTY
-        self.own[team] &= ~(1 << i)
+        self.own[team] = mine & ~bit
         opts = self.options(i, team)
         self.cells[i] = team + 1
-        self.own[team] |= 1 << i
+        self.own[team] = mine
+        if not opts:
+            return 0                       # complete, but each shares too much
         pick = _pick(opts, chosen) or opts[0]
         for s in pick:
             self._add(s)

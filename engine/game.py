@@ -332,9 +332,16 @@ class Game:
 
         ``draw=False`` records a lost draw (the player forgot to draw in time).
         """
-        self.check(move)
+        # the common legal placement first (Game.check's fast path, inlined), else check
+        a, s = move.action, move.space
         p = self.current
-        a = move.action
+        if a == "place" and not self.over and not move.five and s.__class__ is int \
+                and 0 <= s < len(self._symbols) and self.board.cells[s] == EMPTY \
+                and (self._symbols[s] == move.card or move.card in self._wild) \
+                and move.card in self.hands[p]:
+            pass
+        else:
+            self.check(move)
         self.history.append((p, move))
         gained = self.last_made = 0
         if a == "place" or a == "remove":

@@ -56,10 +56,9 @@ class RandomPlayer:
                 if targets:
                     return table.remove[card][rng.choice(targets)]
             else:
-                spaces = [s for s in spaces_of.get(card, ()) if cells[s] == EMPTY]
-                if spaces:
-                    s = spaces[0] if len(spaces) == 1 else rng.choice(spaces)
-                    return Move("place", card, s)
+                moves = [m for s, m in table.place.get(card, ()) if cells[s] == EMPTY]
+                if moves:
+                    return moves[0] if len(moves) == 1 else rng.choice(moves)
         return table.pass_
 
 

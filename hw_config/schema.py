@@ -70,7 +70,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "game.options": {
         "advanced": Key(bool, False, "advanced variant: removing cards may break completed sequences"),
         "table_talk_penalty": Key(bool, True, "table talk costs every member of the team a card"),
-        "max_shared_spaces": Key(int, 1, "spaces two sequences of one team may share", between(0, 3)),
+        "max_shared_spaces": Key(int, 1, "spaces a new sequence may share with each earlier one of its team", between(0, 3)),
         "sequences_to_win": Key(int, 0, "override the sequences needed to win; 0 keeps the rule", between(0, 6)),
         "check_card_supply": Key(bool, True, "flag placements no card left could explain"),
     },
