@@ -24,6 +24,8 @@ CASES = {
                    "by_condition"]),
     "dashboard.py": (["--clients", "3", "--moves", "4", "--tick", "0.01"],
                      ["dashboard_latency_ms_p95", "dashboard_loop_slowdown"]),
+    "faults.py": (["--quick", "--glitches", "6", "--late", "2"],
+                  ["glitched_snapshot_phantoms", "bad_inputs_tried", "bad_input_tracebacks"]),
     "players.py": (["--games", "2", "--jobs", "1"],
                    ["hard_vs_greedy_win_rate", "medium_vs_greedy_win_rate",
                     "hard_ms_per_move_median", "stacks_hard_vs_greedy_win_rate"]),

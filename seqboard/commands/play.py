@@ -11,7 +11,8 @@ import argparse
 import random
 from pathlib import Path
 
-from .demo import add_common, start_dashboard
+from ..inputs import number
+from .demo import SEED, add_common, start_dashboard
 
 PLAY_EPILOG = """examples:
   seqboard play                       the Pi plays the seats in game.computer_seats
@@ -34,10 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "shows its moves, and referees every change.",
                        epilog=PLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common(p)
-    p.add_argument("--computer", type=int, action="append", metavar="SEAT",
+    p.add_argument("--computer", type=number(1, 12, int), action="append", metavar="SEAT",
                    help="a seat (1-based) the Pi plays; repeatable (default game.computer_seats)")
     p.add_argument("--level", help="the Pi's level (default game.computer_level)")
-    p.add_argument("--seed", type=int, help="seed of the Pi's virtual cards (default random)")
+    p.add_argument("--seed", type=SEED, help="seed of the Pi's virtual cards (default random)")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
     p.set_defaults(func=run_play)
     r = sub.add_parser("referee", help="watch a game of people and judge every change",
