@@ -210,7 +210,8 @@ def replay(entries: list[dict], lines: list[int] | None = None) -> list[dict]:
                 raise RecordError(f"line {k}: 'winner' must be a player from 0 to "
                                   f"{game.n - 1}, or null")
             if game.pending is not None:
-                game.resolve()
+                # the SEQUENCE just completed, nobody Blocked: its chip, as a resolve line gives
+                steps.append({"n": count + 1, "line": k, "ok": True, "text": game.resolve()})
             same = winner == game.winner
             chips, hands = e.get("chips"), e.get("hands")
             if chips is not None and chips != [dict(c) for c in game.chips]:
