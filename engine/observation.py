@@ -55,7 +55,7 @@ class Observation:
                 f"observation has {len(self.confidence)} confidences, expected {n}")
 
     @classmethod
-    def parse(cls, text: str) -> "Observation":
+    def parse(cls, text: str) -> Observation:
         """Parse the text form (rows of ``.BGRW?``, spaces between symbols optional)."""
         rows = []
         for lineno, raw in enumerate(text.splitlines(), 1):
@@ -77,7 +77,7 @@ class Observation:
         return cls(len(rows), cols, tuple(s for row in rows for s in row))
 
     @classmethod
-    def empty(cls, rows: int, cols: int) -> "Observation":
+    def empty(cls, rows: int, cols: int) -> Observation:
         return cls(rows, cols, (SpaceState.EMPTY,) * (rows * cols))
 
     def __getitem__(self, index: int) -> SpaceState:
@@ -88,7 +88,7 @@ class Observation:
             " ".join(s.value for s in self.states[r * self.cols:(r + 1) * self.cols])
             for r in range(self.rows))
 
-    def replace(self, changes: dict[int, SpaceState]) -> "Observation":
+    def replace(self, changes: dict[int, SpaceState]) -> Observation:
         """A copy with some spaces changed (confidence 1 for those)."""
         states = list(self.states)
         conf = list(self.confidence)
@@ -104,7 +104,7 @@ class Observation:
                 "confidence": [round(c, 3) for c in self.confidence]}
 
     @classmethod
-    def from_json(cls, obj: dict) -> "Observation":
+    def from_json(cls, obj: dict) -> Observation:
         """The object :meth:`to_json` gives (``rows``/``cols`` optional): ``board`` a list
         of row strings, ``confidence`` a list of numbers from 0 to 1, one per space."""
         if not isinstance(obj, dict):

@@ -13,13 +13,13 @@ import json
 import math
 import random
 import re
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 
+from .board import FREE
 from .editions import Options, get_edition
 from .errors import EngineError, RecordError
 from .game import Game
-from .board import FREE
 from .layout import parse_layout, parse_space, space_name
 from .moves import Move, Verdict
 from .observation import Observation
@@ -587,13 +587,13 @@ class _Replay:
             self.played.append((v.player, Move("place" if v.kind == "placement" else "remove",
                                                None, v.spaces[0]), True))
             self.awaiting = v
-            if self.game is not None:
-                nxt = self.next_entry(k)
-                if not (nxt and (nxt.get("type") == "move" and nxt.get("via") == "observation"
-                                 or nxt.get("type") == "event" and nxt.get("event") == "reject")):
-                    if not (nxt is None and self.parsed.stopped):
-                        self.fail(line, "verdict", "no move line after this move: a record "
-                                                   "with a seed gives the card of every move")
+            nxt = self.next_entry(k)
+            named = nxt is not None and (
+                nxt.get("type") == "move" and nxt.get("via") == "observation"
+                or nxt.get("type") == "event" and nxt.get("event") == "reject")
+            if self.game is not None and not named and not (nxt is None and self.parsed.stopped):
+                self.fail(line, "verdict", "no move line after this move: a record "
+                                           "with a seed gives the card of every move")
 
     def move(self, entry: dict, line: int, awaiting: Verdict | None) -> None:
         ref, game = self.ref, self.game

@@ -23,10 +23,11 @@ import os
 import random
 import re
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import RecordError
 from engine.game import Game
@@ -114,7 +115,7 @@ def refereed_record(seed: int, dealt: bool) -> list[dict]:
 CORPUS_SIZE = 8
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus() -> tuple[tuple[str, bool, str], ...]:
     """(name, seeded, record text) of every game the fuzz starts from."""
     out = []
@@ -142,7 +143,7 @@ def fingerprint(result, seeded: bool):
     return moves, result.winner, result.over, tuple(result.referee.board.cells)
 
 
-@lru_cache(maxsize=None)
+@cache
 def original(k: int):
     name, seeded, text = corpus()[k]
     result = replay(parse_record(text, name))
@@ -275,7 +276,7 @@ def test_a_mutated_record_replays_the_same_game_or_is_refused_naming_its_line(k,
 
 # --- SEQUENCE STACKS records -------------------------------------------------------------
 
-@lru_cache(maxsize=None)
+@cache
 def stacks_corpus() -> tuple[str, ...]:
     """Dealt STACKS games (every card known, the seed in the record) of 2 to 5 players."""
     from engine.stacks.game import StacksGame

@@ -2,20 +2,21 @@
 kind of bad record, each through the command as a user runs it (file, line and reason on
 stderr, a non-zero exit, never a traceback)."""
 
-import json
-import os
-import resource
 import subprocess
 import sys
 import time
 
-import pytest
-
 from engine.editions import Options
-from engine.observation import SpaceState
-from engine.record import (dumps, end_entry, move_entry, observation_entry, record_simulated_game,
-                           setup_entry, verdict_entry)
 from engine.moves import Move
+from engine.observation import SpaceState
+from engine.record import (
+    dumps,
+    move_entry,
+    observation_entry,
+    record_simulated_game,
+    setup_entry,
+    verdict_entry,
+)
 from engine.referee import Referee
 from seqboard.cli import main
 
@@ -273,7 +274,8 @@ def test_dev_zero_is_refused_without_filling_the_memory(tmp_path):
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20));"
             "from seqboard.cli import main; sys.exit(main(['replay', '/dev/zero']))")
     t = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         check=False)
     assert out.returncode == 2, out.stderr
     assert "/dev/zero line 1: longer than 1,000,000 characters" in out.stderr
     assert "Traceback" not in out.stderr and time.monotonic() - t < 30

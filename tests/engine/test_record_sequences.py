@@ -2,12 +2,19 @@
 made them and checked on replay; the two example games of issue 20 through
 `seqboard replay`."""
 
-import json
 
 from engine.editions import Options
 from engine.game import builtin_layout
 from engine.moves import Move
-from engine.record import dumps, end_entry, move_entry, parse_record, record_simulated_game, replay, setup_entry
+from engine.record import (
+    dumps,
+    end_entry,
+    move_entry,
+    parse_record,
+    record_simulated_game,
+    replay,
+    setup_entry,
+)
 from seqboard.cli import main
 
 LAYOUT = builtin_layout("classic")
