@@ -148,6 +148,7 @@ RULES = {
     "not_proposed": "not the move the computer player chose",
     "white_off_sequence": "a white chip off a completed sequence",
     "not_dead": "a card traded as dead that is not dead",
+    "confirm_catch_up": "missed moves found: a person confirms them",
 }
 
 

@@ -111,7 +111,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "device": Key(str, "picamera2", '"picamera2", a V4L2 index like "0", a video file, or a folder of images', None),
         "width": Key(int, 1280, "frame width in pixels", between(320, 4056)),
         "height": Key(int, 720, "frame height in pixels", between(240, 3040)),
-        "fps": Key(float, 10.0, "frames read per second", between(1, 60)),
+        "fps": Key(float, 10.0, "frames per second: the camera's, or a folder of frames' (a video file plays at its own rate)", between(1, 60)),
         "calibration": Key(str, "~/.local/share/seqboard/calibration.json", "the calibration file written by `seqboard calibrate`", None),
         "settle_seconds": Key(float, 0.6, "how long the board must be still, with no hand over it, before a change counts", between(0.1, 10)),
     },
