@@ -570,10 +570,15 @@ def resume_session(path, recorder, mode: str) -> Session:
     from pathlib import Path
 
     from .recorder import trim_incomplete_tail
+    from .commands.replay import load_record_text
     trim_incomplete_tail(Path(path))
-    text = Path(path).read_text("utf-8", errors="replace")
+    text = load_record_text(str(path))      # size and line caps: no file can fill the memory
     parsed = parse_record(text, str(path))
     result = replay(parsed)
+    if result.refusal:
+        # the record does not check out: going on would write a game the rules do not allow
+        from engine.errors import RecordError
+        raise RecordError(f"{result.refusal}: refused: not a game the rules allow")
     setup = parsed.entries[0]
     s = Session(result.referee, recorder=recorder, game=result.game, mode=mode,
                 seed=setup.get("seed", setup.get("computer_seed")), names=setup.get("names"),
