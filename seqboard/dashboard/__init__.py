@@ -48,6 +48,7 @@ import engine
 from engine.cards import picture_file
 
 from .guard import (
+    local_host,
     LOW_FDS,
     RESERVE_FDS,
     ConnectionGuard,
@@ -111,10 +112,30 @@ def _kind(value) -> str:
     return "an object"
 
 
-def _same_origin(headers) -> bool:
-    """No Origin (not a browser), or the Origin is the page's own host."""
+def _same_origin(headers, any_host: bool = False) -> bool:
+    """No Origin (not a browser), or the Origin is the page's own host; and that host a
+    name only the local network resolves (:func:`guard.local_host`), unless ``any_host``
+    (the server listens on loopback only: a proxy in front answers for the names)."""
     origin = headers.get("origin")
-    return origin is None or origin.split("://", 1)[-1] == headers.get("host")
+    if origin is not None and origin.split("://", 1)[-1] != headers.get("host"):
+        return False
+    return any_host or local_host(headers.get("host"), _own_names())
+
+
+def _own_names() -> tuple[str, ...]:
+    """The machine's own host names (lower case), looked up once."""
+    global _OWN_NAMES
+    if _OWN_NAMES is None:
+        names = {socket.gethostname().lower()}
+        try:
+            names.add(socket.getfqdn().lower())
+        except OSError:
+            pass
+        _OWN_NAMES = tuple(n.rstrip(".") for n in names if n)
+    return _OWN_NAMES
+
+
+_OWN_NAMES: tuple[str, ...] | None = None
 
 
 def public_view(view: dict) -> dict:
@@ -137,6 +158,8 @@ class Dashboard:
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.host, self.port = host, port
+        #: listening on loopback only: a proxy in front answers for the names (TLS)
+        self.loopback_only = host in ("127.0.0.1", "::1", "localhost")
         self.source = source
         self.extra_actions = actions or {}
         self.calibrator = calibrator
@@ -276,7 +299,7 @@ class Dashboard:
         async def read_json(request: Request) -> dict | JSONResponse:
             if request.headers.get("x-seqboard") != "1":
                 return error(403, "missing the X-Seqboard header (requests from the page only)")
-            if not _same_origin(request.headers):
+            if not _same_origin(request.headers, dash.loopback_only):
                 return error(403, "cross-site request refused")
             body = bytearray()
             try:
@@ -503,7 +526,7 @@ class Dashboard:
                             headers={"Cache-Control": "no-store"})
 
         async def ws(websocket: WebSocket):
-            if not _same_origin(websocket.headers):
+            if not _same_origin(websocket.headers, dash.loopback_only):
                 await websocket.close(code=1008)        # the handshake is refused: 403
                 return
             await websocket.accept()

@@ -1,0 +1,62 @@
+"""Review attack: DNS rebinding. A page on a public name the attacker owns re-points that
+name at the Pi; the browser then sends ``Host`` and ``Origin`` of that name, equal to each
+other, and passed the same-origin check: it could guess PINs from the owner's own address
+(locking the owner out) and read the live socket. Names only a local network resolves
+pass; public names are refused."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+
+from engine.referee import Referee
+from seqboard.dashboard import Dashboard
+from seqboard.dashboard.guard import local_host
+from seqboard.loop import Commands
+from seqboard.session import Session
+
+from .test_bad_requests import post, request
+
+
+def _ws_handshake(port: int, host: str) -> bytes:
+    key = base64.b64encode(os.urandom(16)).decode()
+    data = (f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+            f"Sec-WebSocket-Key: {key}\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(data)
+        return s.recv(200)
+
+
+def test_a_public_name_pointed_at_the_pi_is_refused(tmp_path):
+    session = Session(Referee("classic", 2), mode="referee")
+    dash = Dashboard(None, tmp_path, Commands(), pin="2468", host="0.0.0.0", port=0)
+    dash.attach(session)
+    dash.start()
+    try:
+        port = dash.port
+        evil = f"evil.example:{port}"
+        status, _, body = request(port, post("/api/login", {"pin": "0000"},
+                                             {"Host": evil, "Origin": f"http://{evil}"}))
+        assert status == 403 and b"cross-site" in body
+        assert _ws_handshake(port, evil).startswith(b"HTTP/1.1 403")
+        # five such guesses did not count against the address (the owner's browser)
+        for _ in range(5):
+            request(port, post("/api/login", {"pin": "0000"}, {"Host": evil, "Origin": f"http://{evil}"}))
+        for name in (f"127.0.0.1:{port}", f"raspberrypi:{port}", f"seqboard.local:{port}"):
+            status, _, _ = request(port, post("/api/login", {"pin": "2468"},
+                                              {"Host": name, "Origin": f"http://{name}"}))
+            assert status == 200, name
+        assert _ws_handshake(port, f"seqboard.local:{port}").startswith(b"HTTP/1.1 101")
+    finally:
+        dash.stop()
+
+
+def test_which_host_names_are_local():
+    for ok in ("192.168.1.20:8080", "[fe80::1]:8080", "[::1]", "localhost:8080", "raspberrypi",
+               "seqboard.local", "pi.home.arpa:80", "PI.LAN", "seqboard.local."):
+        assert local_host(ok), ok
+    for bad in ("evil.example", "evil.example:8080", "attacker.com.", "x.local.evil.com", ""):
+        assert not local_host(bad), bad
+    assert local_host("pi.example.org", ("pi.example.org",))
