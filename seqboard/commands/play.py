@@ -202,8 +202,14 @@ def _summary(session, source) -> str:
     warnings = kinds.count("violation")
     state = "the game is over" if session.ended else \
         "the game is unfinished (--resume goes on with the next file, --new starts afresh)"
-    name = getattr(getattr(source, "frames", None), "name", source.name)
-    return (f"end of {name}: {source.frames_read} frames; {moves} moves in the game "
+    frames = getattr(source, "frames", None)
+    name = getattr(frames, "name", source.name)
+    skipped = getattr(frames, "skipped", [])
+    unread = ""
+    if skipped:
+        first, why = skipped[0]
+        unread = f" ({len(skipped)} unreadable, skipped: the first, {first}: {why})"
+    return (f"end of {name}: {source.frames_read} frames{unread}; {moves} moves in the game "
             f"({session.caught_up} caught up), {warnings} warnings; {state}")
 
 
