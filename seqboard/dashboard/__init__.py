@@ -38,6 +38,7 @@ import math
 import re
 import secrets
 import socket
+import unicodedata
 import threading
 import time
 from collections.abc import Callable
@@ -120,6 +121,13 @@ def _same_origin(headers, any_host: bool = False) -> bool:
     if origin is not None and origin.split("://", 1)[-1] != headers.get("host"):
         return False
     return any_host or local_host(headers.get("host"), _own_names())
+
+
+def pin_bytes(text: str) -> bytes:
+    """A PIN as compared: spaces around it dropped, Unicode in its compatibility form
+    (NFKC: a phone's full-width digits "１２３４" are 1234, an accent typed as a combining
+    mark is the accented letter); a lone surrogate from JSON kept apart, never an error."""
+    return unicodedata.normalize("NFKC", text.strip()).encode("utf-8", "surrogatepass")
 
 
 def _own_names() -> tuple[str, ...]:
@@ -348,7 +356,7 @@ class Dashboard:
             bad = fields(data, {"pin": 64}, ("pin",))
             if bad is not None:
                 return bad
-            if not secrets.compare_digest(data["pin"].strip().encode(), dash.pin.encode()):
+            if not secrets.compare_digest(pin_bytes(data["pin"]), pin_bytes(dash.pin)):
                 locked = dash.pins.failed(who)
                 text = "wrong PIN" + (f": {who} must now wait {math.ceil(locked)} seconds"
                                       if locked else "")

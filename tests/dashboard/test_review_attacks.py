@@ -60,3 +60,27 @@ def test_which_host_names_are_local():
     for bad in ("evil.example", "evil.example:8080", "attacker.com.", "x.local.evil.com", ""):
         assert not local_host(bad), bad
     assert local_host("pi.example.org", ("pi.example.org",))
+
+
+def test_a_pin_typed_in_another_unicode_form_or_a_lone_surrogate(tmp_path):
+    session = Session(Referee("classic", 2), mode="referee")
+    dash = Dashboard(None, tmp_path, Commands(), pin="e\u0301te1", host="127.0.0.1", port=0)
+    dash.attach(session)
+    dash.start()
+    try:
+        port = dash.port
+        # a lone surrogate is a clean wrong PIN, not a 500
+        status, _, body = request(port, post("/api/login", None, raw=b'{"pin": "\\ud800\\ud800\\ud800\\ud800"}'))
+        assert status == 403 and b"wrong PIN" in body
+        # the phone sends the accent precomposed: still the owner's PIN
+        assert request(port, post("/api/login", {"pin": "\u00e9te1"}))[0] == 200
+    finally:
+        dash.stop()
+    dash = Dashboard(None, tmp_path, Commands(), pin="2468", host="127.0.0.1", port=0)
+    dash.attach(session)
+    dash.start()
+    try:
+        # full-width digits from a phone keyboard in a CJK input mode
+        assert request(dash.port, post("/api/login", {"pin": "\uff12\uff14\uff16\uff18"}))[0] == 200
+    finally:
+        dash.stop()
