@@ -104,17 +104,25 @@ def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
         return []          # a flipped chip is not a move of any team
     found: list[Series] = []
     seen: set = set()
+    # one copy, each order's moves undone after it (a copy per order took 24 deep copies
+    # of the whole game history for four changes: seconds on a Pi, the main loop stalled)
+    work = clone(referee)
+    n0 = len(work.moves)
     for order in itertools.permutations(range(len(changes))):
-        series = _try(referee, [changes[k] for k in order], colour_blind)
+        series = _try(work, [changes[k] for k in order], colour_blind)
+        while len(work.moves) > n0:
+            work.undo()
+        if len(work.moves) < n0:          # a step was read as a takeback: start afresh
+            work = clone(referee)
         if series is not None and series.moves() not in seen:
             seen.add(series.moves())
             found.append(series)
     return found
 
 
-def _try(referee: Referee, order: list[tuple[str, int, SpaceState]],
+def _try(ref: Referee, order: list[tuple[str, int, SpaceState]],
          colour_blind: bool) -> Series | None:
-    ref = clone(referee)
+    """The series of ``order`` played on ``ref`` (changed: the caller undoes it)."""
     steps = []
     for action, space, st in order:
         if ref.over:

@@ -59,3 +59,22 @@ def test_a_takeback_is_not_taken_from_a_space_that_cannot_be_seen(tmp_path):
     # once d4 is seen empty too, it is the takeback
     s.observe(_with(ref, {"c3": ".", "d4": "."}))
     assert _names(ref) == ["b2"] and s.warning is None
+
+
+def test_four_missed_moves_of_four_seats_are_all_found_and_the_game_is_untouched():
+    # explain() now plays every order on one copy of the game and undoes it (it made a
+    # deep copy of the whole game per order: seconds on a Pi for four changes)
+    from engine import catchup
+    ref = Referee("classic", 4)
+    for name, colour in (("b2", "B"), ("c3", "G"), ("d4", "B"), ("e5", "G")):
+        ref.observe(_with(ref, {name: colour}))
+    before = (list(ref.board.cells), list(ref.moves), ref.current)
+    obs = _with(ref, {"f6": "B", "g7": "G", "h8": "B", "i9": "G"})
+    found = catchup.explain(ref, obs)
+    # blue, green, blue, green: the two blue chips in either order, the two green too
+    assert len(found) == 4
+    assert all([s.verdict.team for s in series.steps] == [0, 1, 0, 1] for series in found)
+    assert (list(ref.board.cells), list(ref.moves), ref.current) == before
+    assert {tuple(ref.layout.space_name(s.verdict.spaces[0]) for s in series.steps)
+            for series in found} == {("f6", "g7", "h8", "i9"), ("h8", "g7", "f6", "i9"),
+                                     ("f6", "i9", "h8", "g7"), ("h8", "i9", "f6", "g7")}
