@@ -365,6 +365,13 @@ def calibration_cases() -> list[Case]:
         ("ref-missing", lambda d: d["reference"].pop("patch") and None, "reference"),
         ("ref-string", _set("reference", "x"), "reference"),
         ("ref-ragged", _ref("radial", [[1], [1, 2]]), "reference"),
+        # review attack: valid JSON, the other references right, these two of no shape
+        ("ref-band-empty", _ref("band_patch", []), "reference.band_patch"),
+        ("ref-band-short", lambda d: d["reference"].__setitem__(
+            "band_patch", [row[:5] for row in d["reference"]["band_patch"]]), "reference.band_patch"),
+        ("ref-skin-empty", _ref("skin", []), "reference.skin"),
+        ("ref-skin-rows", lambda d: d["reference"].__setitem__(
+            "skin", [[v] for v in d["reference"]["skin"]]), "reference.skin"),
         ("not-object", lambda d: [d], "{d}/cal.json"),
         ("nested-100000", lambda d: nested(100_000), "{d}/cal.json"),
         ("nested-obj-100000", lambda d: nested(100_000, '{"a":', "}").replace('{"a":}', "1"), "{d}/cal.json"),
