@@ -41,6 +41,7 @@ import socket
 import unicodedata
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,7 @@ REQUEST_TIMEOUT = 10.0         # seconds for a whole request (headers and body) 
 KEEP_ALIVE = 5                 # seconds an idle kept-alive connection stays open
 HINT_WAIT = 60.0               # seconds a hint request waits for the main loop's answer
 MAX_RECORD_REPLAY = 32 * 1024 * 1024
+REPLAY_CACHE_BYTES = 16 * 1024 * 1024      # replays kept to answer again without working
 WS_RATE = 20.0                 # messages a second a page may send (bursts of 2 s)
 TOKENS = 256                   # browsers logged in at once (the oldest is forgotten)
 
@@ -179,6 +181,11 @@ class Dashboard:
         self._state = "{}"
         self._seq = 0
         self._tokens: dict[str, float] = {}           # cookie -> when it expires (monotonic)
+        #: replays answered, by (name, size, mtime): a replay costs a second of a Pi's CPU
+        #: and needs no PIN, so each record is replayed once, one at a time
+        self._replays: OrderedDict[tuple, bytes] = OrderedDict()
+        self._replay_lock: tuple | None = None         # (its event loop, the lock)
+        self.replays_worked_out = 0
         self.pins = PinGuard()
         self._hint_busy = False
         self._frame: tuple[float, bytes] | None = None
@@ -513,10 +520,26 @@ class Dashboard:
             p = record_path(request.path_params["name"])
             if p is None:
                 return error(404, "no such record")
-            if p.stat().st_size > MAX_RECORD_REPLAY:
+            st = p.stat()
+            if st.st_size > MAX_RECORD_REPLAY:
                 return error(413, f"{p.name}: over {MAX_RECORD_REPLAY // 2**20} MiB, too large "
                                   "to replay in the page (download it)")
-            return JSONResponse(await asyncio.to_thread(_replay_json, p))
+            key = (p.name, st.st_size, st.st_mtime_ns)
+            loop = asyncio.get_running_loop()
+            if dash._replay_lock is None or dash._replay_lock[0] is not loop:
+                dash._replay_lock = (loop, asyncio.Lock())
+            async with dash._replay_lock[1]:        # one replay at a time, whoever asks
+                body = dash._replays.get(key)
+                if body is None:
+                    body = json.dumps(await asyncio.to_thread(_replay_json, p)).encode()
+                    dash.replays_worked_out += 1
+                    dash._replays[key] = body
+                    while sum(map(len, dash._replays.values())) > REPLAY_CACHE_BYTES \
+                            and len(dash._replays) > 1:
+                        dash._replays.popitem(last=False)
+                else:
+                    dash._replays.move_to_end(key)
+            return Response(body, media_type="application/json")
 
         async def camera(request: Request):
             src = dash.source

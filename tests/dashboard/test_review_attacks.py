@@ -10,6 +10,7 @@ import base64
 import os
 import socket
 
+from engine.observation import SpaceState
 from engine.referee import Referee
 from seqboard.dashboard import Dashboard
 from seqboard.dashboard.guard import local_host
@@ -82,5 +83,43 @@ def test_a_pin_typed_in_another_unicode_form_or_a_lone_surrogate(tmp_path):
     try:
         # full-width digits from a phone keyboard in a CJK input mode
         assert request(dash.port, post("/api/login", {"pin": "\uff12\uff14\uff16\uff18"}))[0] == 200
+    finally:
+        dash.stop()
+
+
+def test_replays_need_no_pin_so_each_record_is_worked_out_once(tmp_path):
+    # a replay takes a Pi's CPU for about a second and is open to anyone: a stranger asking
+    # for it again and again, 64 at a time, kept that many threads replaying beside the
+    # referee. Now one replay runs at a time and each record is replayed once.
+    import json as _json
+    import threading
+    from seqboard.recorder import RecordWriter
+    ref = Referee("classic", 2)
+    path = tmp_path / "20260101-1200-referee.jsonl"
+    session = Session(ref, recorder=RecordWriter(path), mode="referee")
+    for name, colour in (("b2", "B"), ("c3", "G"), ("d4", "B")):
+        session.observe(ref.expected().replace({ref.layout.parse_space(name): SpaceState(colour)}))
+    dash = Dashboard(None, tmp_path, Commands(), pin="2468", host="127.0.0.1", port=0)
+    dash.attach(session)
+    dash.start()
+    get = (f"GET /api/records/{path.name}/replay HTTP/1.1\r\nHost: x\r\n"
+           "Connection: close\r\n\r\n").encode()
+    try:
+        answers = []
+        threads = [threading.Thread(target=lambda: answers.append(request(dash.port, get)))
+                   for _ in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [a[0] for a in answers] == [200] * 20
+        assert len({a[2] for a in answers}) == 1
+        assert len(_json.loads(answers[0][2])["steps"]) == 3
+        assert dash.replays_worked_out == 1
+        # the game goes on: the record changed, so it is replayed afresh
+        session.observe(ref.expected().replace({ref.layout.parse_space("e5"): SpaceState("G")}))
+        status, _, body = request(dash.port, get)
+        assert status == 200 and len(_json.loads(body)["steps"]) == 4
+        assert dash.replays_worked_out == 2
     finally:
         dash.stop()
