@@ -315,6 +315,10 @@ class Dashboard:
             if request.headers.get("x-seqboard") != "1":
                 return error(403, "missing the X-Seqboard header (requests from the page only)")
             if not _same_origin(request.headers, dash.loopback_only):
+                host = (request.headers.get("host") or "")[:80]
+                if request.headers.get("origin", "").split("://", 1)[-1] == host:
+                    return error(403, f"the page was opened as {host!r}, a name outside the "
+                                      "local network: open it by the Pi's address or NAME.local")
                 return error(403, "cross-site request refused")
             body = bytearray()
             try:

@@ -55,7 +55,8 @@ def client_key(host: str | None) -> str:
 
 #: Name endings that only a local network resolves (mDNS, home routers): a public DNS name,
 #: which anyone can point at the Pi's address, is not among them.
-LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain")
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain",
+                  ".localhost", ".intranet", ".private", ".corp", ".fritz.box")
 
 
 def local_host(host_header: str | None, own_names: tuple[str, ...] = ()) -> bool:

@@ -40,7 +40,7 @@ def test_a_public_name_pointed_at_the_pi_is_refused(tmp_path):
         evil = f"evil.example:{port}"
         status, _, body = request(port, post("/api/login", {"pin": "0000"},
                                              {"Host": evil, "Origin": f"http://{evil}"}))
-        assert status == 403 and b"cross-site" in body
+        assert status == 403 and b"a name outside the local network" in body
         assert _ws_handshake(port, evil).startswith(b"HTTP/1.1 403")
         # five such guesses did not count against the address (the owner's browser)
         for _ in range(5):
@@ -56,7 +56,7 @@ def test_a_public_name_pointed_at_the_pi_is_refused(tmp_path):
 
 def test_which_host_names_are_local():
     for ok in ("192.168.1.20:8080", "[fe80::1]:8080", "[::1]", "localhost:8080", "raspberrypi",
-               "seqboard.local", "pi.home.arpa:80", "PI.LAN", "seqboard.local."):
+               "seqboard.local", "pi.home.arpa:80", "PI.LAN", "seqboard.local.", "pi.fritz.box"):
         assert local_host(ok), ok
     for bad in ("evil.example", "evil.example:8080", "attacker.com.", "x.local.evil.com", ""):
         assert not local_host(bad), bad
