@@ -116,7 +116,9 @@ def load_calibration(path: str | Path) -> Calibration:
         if got != shape:
             raise CalibrationError(f"{name}: key 'reference.{k}' is damaged (shape {got}, "
                                    f"expected {shape}); run `seqboard calibrate` again")
-    for k in ("patch", "centre", "band_patch", "skin", "radial"):
+    for k in ("patch", "centre", "band_patch", "skin", "radial", "paper"):
+        if getattr(ref, k, None) is None:
+            continue                      # "paper" is optional (files of older versions)
         if not np.isfinite(np.asarray(getattr(ref, k), np.float64)).all():
             raise CalibrationError(f"{name}: key 'reference.{k}' holds a number that is not finite")
     cam = d.get("camera", {})

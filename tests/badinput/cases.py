@@ -370,6 +370,7 @@ def calibration_cases() -> list[Case]:
         ("ref-band-short", lambda d: d["reference"].__setitem__(
             "band_patch", [row[:5] for row in d["reference"]["band_patch"]]), "reference.band_patch"),
         ("ref-skin-empty", _ref("skin", []), "reference.skin"),
+        ("ref-paper-overflow", _ref("paper", [[1e308, 1, 1]] * 100), "reference.paper"),
         ("ref-skin-rows", lambda d: d["reference"].__setitem__(
             "skin", [[v] for v in d["reference"]["skin"]]), "reference.skin"),
         ("not-object", lambda d: [d], "{d}/cal.json"),
