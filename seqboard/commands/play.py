@@ -184,6 +184,12 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                     tick=0.0 if recorded else 0.02, closers=closers, until=until)
             if getattr(real_source, "finished", False):
                 print(_summary(session, real_source), flush=True)
+                if real_source.frames_read == 0:
+                    from ..errors import UserError
+                    skipped = getattr(getattr(real_source, "frames", None), "skipped", [])
+                    why = f" (the first, {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
+                    raise UserError(f"camera.device: no frame of {real_source.name} could be "
+                                    f"read{why}")
                 break
             if restart["to"] is None:
                 break

@@ -44,3 +44,22 @@ def test_bad_frames_in_a_folder_are_skipped_and_named(tmp_path):
     assert "too small" in why["0003.png"]
     assert "40000 x 40000" in why["0004.png"]
     assert "cannot read" in why["0006.png"]
+
+
+def test_a_folder_with_no_readable_frame_is_an_error_naming_the_first(tmp_path):
+    import json
+
+    from .cases import run_cli, valid_calibration
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "0001.png").write_text("not a picture")
+    (tmp_path / "cal.json").write_text(json.dumps(valid_calibration()))
+    (tmp_path / "c.toml").write_text(
+        f'[camera]\ndevice = "{frames}"\nfps = 5\ncalibration = "{tmp_path / "cal.json"}"\n'
+        '[dashboard]\nenabled = false\n[gpio]\nenabled = false\n')
+    res = run_cli(["referee", "--config", str(tmp_path / "c.toml"), "--records",
+                   str(tmp_path / "rec"), "--new", "--speed", "0"])
+    assert res.code == 2, res.err
+    assert "Traceback" not in res.err
+    last = res.err.strip().splitlines()[-1]
+    assert "no frame of" in last and "0001.png" in last
