@@ -20,10 +20,10 @@ from .game import RemoteGame
 
 class Person:
     def __init__(self, rg: RemoteGame, *, settle: float = 0.0, seed: int = 0,
-                 level: str = "random") -> None:
+                 level: str = "random", table: Table | None = None) -> None:
         r = rg.session.referee
         self.rg = rg
-        self.table = Table(r.layout.rows, r.layout.cols)
+        self.table = table or Table.from_observation(r.expected())
         self.source = DirectSource(self.table, settle=settle)
         self.rng = random.Random(seed)
         self.level = level

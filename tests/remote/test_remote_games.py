@@ -21,3 +21,33 @@ def test_classic_two_players_whole_game_records_identical(tmp_path, broker):
     assert all(card for _, _, action, card, _ in ma if action in ("place", "remove"))
     assert a.session.referee.board.cells == b.session.referee.board.cells
     assert not a.refusals and not b.refusals
+
+
+def test_four_players_two_teams_seats_split_across_boards(tmp_path, broker):
+    a, code = create_board(tmp_path, broker, players=4, seats=[0, 2], deck_seed=11)
+    b = join_board(tmp_path, broker, code)
+    assert b.seats == {1, 3}
+    people = [Person(a, seed=3), Person(b, seed=4)]
+    run(people)
+    assert a.boards == b.boards == {"alpha": [0, 2], "beta": [1, 3]}
+    assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
+    assert replayed(a).winner == replayed(b).winner is not None
+
+
+def test_three_teams_the_joining_board_takes_one_seat(tmp_path, broker):
+    a, code = create_board(tmp_path, broker, players=3, seats=[0, 2], deck_seed=5)
+    b = join_board(tmp_path, broker, code, seats=[1])
+    people = [Person(a, seed=5), Person(b, seed=6)]
+    run(people)
+    assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
+    assert a.session.referee.n_teams == 3 and replayed(b).winner is not None
+
+
+def test_travel_and_jewish_editions(tmp_path, broker):
+    for i, edition in enumerate(("travel", "jewish")):
+        a, code = create_board(tmp_path, broker, edition=edition, name=f"a{i}", deck_seed=21 + i)
+        b = join_board(tmp_path, broker, code, name=f"b{i}")
+        assert b.session.referee.edition.name == edition
+        run([Person(a, seed=7), Person(b, seed=8)])
+        assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
+        assert replayed(b).winner is not None or b.session.referee.over
