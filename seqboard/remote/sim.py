@@ -63,10 +63,12 @@ class Person:
     def _put(self, action: str, space: int, team: int) -> None:
         self.table.set(space, self.colour(team) if action == "place" else SpaceState.EMPTY)
 
-    def tick(self, now: float) -> None:
-        """One turn of the board's main loop: the network, the person, the sensor."""
+    def tick(self, now: float, act: bool = True) -> None:
+        """One turn of the board's main loop: the network, the person (unless ``act`` is
+        false: the test moves the chips), the sensor."""
         self.rg.step(now)
-        self.act()
+        if act:
+            self.act()
         obs = self.source.poll(now)
         if obs is None:
             obs = self.source.poll(now)  # settle 0: a change is seen on the next poll
