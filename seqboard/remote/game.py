@@ -60,6 +60,7 @@ class RemoteGame:
         self.hands_n = -1
         self.seat_last: dict[int, int] = {}   # seat -> number of its last move
         self.dead_turn = -1
+        self.told_turn = -1
         self.refusals: list[str] = []
         self.shown_at: dict[int, float] = {}  # move number -> when it was proposed here
         self._reconnected = False
@@ -375,6 +376,12 @@ class RemoteGame:
             return
         dead = r.dead_cards()
         turn = len(r.moves)
+        if self.told_turn != self.n:
+            # the player's virtual cards, told at this board only (docs/remote.md)
+            self.told_turn = self.n
+            text = f"{self._who(seat)} to move here; cards: {' '.join(hand)}"
+            s._log_line("info", text)
+            s._emit(Event("info", None, text, data={"seat": seat, "cards": list(hand)}))
         if self.dead_turn != turn:
             card = next((c for c in hand if c in dead), None)
             if card is not None:
