@@ -49,7 +49,8 @@ def test_club_shows_every_table_with_scores_and_results(tmp_path, broker):
 
 
 def test_joining_with_a_code_of_no_game_is_one_clear_line(tmp_path, broker):
-    cfg = _cfg(tmp_path, broker, board="far")
+    cfg = write_config(tmp_path, remote={"host": "127.0.0.1", "port": broker.port, "board": "far"},
+                       sensing={"source": "matrix"}, matrix={"port": "/dev/no-such-board"})
     out = _seqboard("play", "--remote", "ABCD-EFGH-JKMN-PQRS", "--config", str(cfg),
                     "--records", str(tmp_path / "rec"), "--no-dashboard", "--mock-gpio",
                     timeout=60)
