@@ -66,6 +66,7 @@ class RemoteGame:
         self._reconnected = False
         self._pending_card: str | None = None
         self.dealer: Game | None = None
+        self.dealt = 0                   # moves the dealer has dealt after (never twice)
         r = session.referee
         if self.creator:
             self.deck_seed = deck_seed
@@ -155,8 +156,8 @@ class RemoteGame:
         """Move ``self.n + 1`` is applied here: count it, and deal when dealing."""
         self.n += 1
         self.seat_last[seat] = self.n
-        self.pending.pop(self.n, None)
-        if self.dealer is not None:
+        if self.dealer is not None and self.n > self.dealt:
+            self.dealt = self.n
             try:
                 self.dealer.push(move)
             except EngineError as exc:   # the other board played a card it was not dealt
@@ -198,6 +199,11 @@ class RemoteGame:
 
     def _on_event(self, event: Event, view: dict) -> None:  # noqa: ARG002
         v = event.verdict
+        if event.kind == "undo" and self.n > 0:
+            # a chip lifted again (a takeback) after its move was counted: the move stays
+            # sent (and dealt); putting the chip back where it was is what this board accepts
+            self.n -= 1
+            return
         if event.kind != "verdict" or v is None or v.kind not in ("placement", "removal"):
             if event.kind == "game_over":
                 self.publish_state("game over")
@@ -289,11 +295,12 @@ class RemoteGame:
         if msg["seat"] not in self.boards.get(board, ()):
             raise P.Refused(f"move {n} for seat {msg['seat'] + 1} from board {board}, which "
                             f"does not hold it")
-        if n <= self.n:
-            return                       # applied already (a duplicate, or the retained copy)
         if board == self.board:
             self.mine.setdefault(n, msg)  # this board's own, sent before a restart
             return
+        # kept by number (the first copy; later copies change nothing), applied once when
+        # move n - 1 has been: a duplicate, or the retained copy after a reconnection, of a
+        # move applied already is never applied again
         self.pending.setdefault(n, (board, msg))
 
     # --- the loop's step -----------------------------------------------------------------

@@ -193,3 +193,29 @@ def test_a_board_that_powers_off_resumes_from_its_record_and_the_broker(tmp_path
     assert b2.n >= 9 and b2.seats == {1} and b2.board == "beta"
     run([people[0], Person(b2, seed=9, table=chips)])
     assert moves(a) == moves(b2) and replayed(a).ok and replayed(b2).ok
+
+
+def test_a_chip_lifted_after_its_move_was_sent_must_go_back_there(tmp_path, broker):
+    a, code = create_board(tmp_path, broker)
+    b = join_board(tmp_path, broker, code)
+    pa, pb = Person(a, seed=1), Person(b, seed=2)
+    _until_ready(a, b)
+    pa.act()                              # alpha's player places a chip: move 1 is sent
+    for i in range(3):
+        pa.tick(i, act=False)
+    assert a.n == 1 and 1 in a.mine
+    space = a.mine[1]["space"]
+    pa.table.set(space, SpaceState.EMPTY)  # lifted again: the move was sent, refused
+    for i in range(3):
+        pa.tick(10 + i, act=False)
+    w = a.session.warning
+    assert w is not None and w.rule == "not_your_seat" and a.n == 1
+    assert len(a.session.referee.moves) == 1
+    pa.table.set(space, SpaceState.BLUE)   # put back: the warning clears
+    for i in range(3):
+        pa.tick(20 + i, act=False)
+    assert a.session.warning is None and a.n == 1
+    run([pa, pb])
+    ra, rb = replayed(a), replayed(b)
+    assert ra.ok and rb.ok and ra.winner == rb.winner
+    assert ra.referee.moves == rb.referee.moves
