@@ -3,6 +3,7 @@ on), for the remote-play tests and the benchmark."""
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import signal
@@ -22,12 +23,14 @@ def free_port() -> int:
 
 
 class Broker:
-    def __init__(self, directory: Path | None = None, extra: str = "") -> None:
+    def __init__(self, directory: Path | None = None, extra: str = "",
+                 conf: str | None = None) -> None:
         self.dir = Path(directory or tempfile.mkdtemp(prefix="seqboard-mqtt-"))
         self.port = free_port()
         self.conf = self.dir / "mosquitto.conf"
-        self.conf.write_text(
+        self.conf.write_text(conf.replace("PORT", str(self.port)) if conf else
             f"listener {self.port} 127.0.0.1\n"
+            f"user {getpass.getuser()}\n"   # started as root, mosquitto would switch user
             "allow_anonymous true\n"
             "persistence true\n"
             f"persistence_location {self.dir}/\n"
