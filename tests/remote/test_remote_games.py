@@ -51,3 +51,21 @@ def test_travel_and_jewish_editions(tmp_path, broker):
         run([Person(a, seed=7), Person(b, seed=8)])
         assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
         assert replayed(b).winner is not None or b.session.referee.over
+
+
+def test_dead_cards_and_removals_cross_both_ways(tmp_path, broker):
+    # deck seed 9 deals a game with dead cards traded at both boards and one-eyed jacks
+    a, code = create_board(tmp_path, broker, deck_seed=9, name="a9")
+    b = join_board(tmp_path, broker, code, name="b9")
+    shown = {"a9": [], "b9": []}
+    for rg in (a, b):
+        rg.session.subscribe(lambda ev, view, rg=rg: shown[rg.board].append(ev.data["player"])
+                             if ev.kind == "dead_card" else None)
+    run([Person(a, seed=9), Person(b, seed=59)])
+    ma, mb = moves(a), moves(b)
+    assert ma == mb and replayed(a).ok and replayed(b).ok
+    dead = [m for m in ma if m[2] == "dead"]
+    assert {m[1] for m in dead} == {0, 1}           # traded by players at both boards
+    assert any(m[2] == "remove" for m in ma)
+    # every trade was told at both boards, in the same order
+    assert shown["a9"] == shown["b9"] == [m[1] for m in dead]
