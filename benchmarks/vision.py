@@ -18,6 +18,10 @@ hands come and go.
     python benchmarks/vision.py --json             # {"space_accuracy": ..., "board_accuracy": ...,
                                                    #  "ms_per_frame_720p": ..., "by_condition": {...}}
     python benchmarks/vision.py --frames 100       # a quicker, smaller set
+
+It also prints the filmed-game figures of ``benchmarks/video.py`` (``video_phantom_moves``,
+``video_missed_moves``, ``video_moves_caught_up``, ``video_games_recovered``, ...):
+``--video-games N`` games (default 10; 0 leaves them out), ``--video-quick`` one short game.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import time
 from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -137,6 +142,10 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=300, help="frames read for accuracy (default 300)")
     ap.add_argument("--timed", type=int, default=60, help="frames timed per resolution (default 60)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--video-games", type=int, default=10,
+                    help="filmed games refereed by benchmarks/video.py (default 10; 0: none)")
+    ap.add_argument("--video-quick", action="store_true",
+                    help="one short filmed game instead (what the test suite runs)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)                      # one core, as the issue asks
 
@@ -170,6 +179,8 @@ def main(argv=None) -> int:
                              "board_accuracy": round(v["board_accuracy"], 4),
                              "frames": v["frames"]} for k, v in by.items()},
     }
+    if args.video_games > 0 or args.video_quick:
+        result.update(video_figures(args.video_games, args.seed, args.video_quick))
     if args.json:
         print(json.dumps(result))
         return 0
@@ -183,7 +194,25 @@ def main(argv=None) -> int:
     for name, t in (("1280 x 720", t720), ("1920 x 1080", t1080)):
         print(f"{name}: {t['ms']:.2f} ms per calibrated frame (classify {t['classify_ms']:.2f} ms); "
               f"finding the board without calibration {t['locate_ms']:.1f} ms")
+    for k, v in result.items():
+        if k.startswith("video_"):
+            print(f"{k}: {v}")
     return 0
+
+
+def video_figures(games: int, seed: int, quick: bool) -> dict:
+    """The filmed-game figures of benchmarks/video.py (see its docstring)."""
+    import tempfile
+    from pathlib import Path
+
+    import video  # benchmarks/video.py, beside this file
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="seqboard-video-") as tmp:
+        totals = video.run(1 if quick else games, seed, Path(tmp), quick, progress)
+    return video.figures(totals)
 
 
 if __name__ == "__main__":

@@ -114,7 +114,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "game.options": {
         "advanced": Key(bool, False, "advanced variant: removing cards may break completed sequences"),
         "table_talk_penalty": Key(bool, True, "table talk costs every member of the team a card"),
-        "max_shared_spaces": Key(int, 1, "spaces two sequences of one team may share", between(0, 3)),
+        "max_shared_spaces": Key(int, 1, "spaces a new sequence may share with each earlier one of its team", between(0, 3)),
         "sequences_to_win": Key(int, 0, "override the sequences needed to win; 0 keeps the rule", between(0, 6)),
         "check_card_supply": Key(bool, True, "flag placements no card left could explain"),
     },
@@ -125,7 +125,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "device": Key(str, "picamera2", '"picamera2", a V4L2 index like "0", a video file, or a folder of images', None),
         "width": Key(int, 1280, "frame width in pixels", between(320, 4056)),
         "height": Key(int, 720, "frame height in pixels", between(240, 3040)),
-        "fps": Key(float, 10.0, "frames read per second", between(1, 60)),
+        "fps": Key(float, 10.0, "frames per second: the camera's, or a folder of frames' (a video file plays at its own rate)", between(1, 60)),
         "calibration": Key(str, "~/.local/share/seqboard/calibration.json", "the calibration file written by `seqboard calibrate`", None),
         "settle_seconds": Key(float, 0.6, "how long the board must be still, with no hand over it, before a change counts", between(0.1, 10)),
     },

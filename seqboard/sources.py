@@ -138,6 +138,9 @@ class MatrixSource:
         if settled is None:
             self._ask_for_confirmation(serial, now)
             return None
+        # an occupancy board tells where chips are, not their colour: missed moves are
+        # caught up with each new chip in the colour of the team that placed it
+        self.session.colour_blind = not getattr(snap, "identity", False)
         if getattr(snap, "identity", False):
             r = self.session.referee
             # an identity board sends "occupied" for a chip whose tag it could not read:
@@ -204,19 +207,29 @@ class CameraSource:
     A camera that stops sending frames for ``stall`` seconds ends the run with a clear line
     (the record is already safe on disk)."""
 
-    def __init__(self, frames, reader, stabiliser, stall: float = 5.0, name: str = "camera") -> None:
+    def __init__(self, frames, reader, stabiliser, stall: float = 5.0, name: str = "camera",
+                 session: Session | None = None) -> None:
         self.frames = frames
         self.reader = reader
         self.stabiliser = stabiliser
         self.stall = stall
         self.name = name
+        self.session = session          # told of spaces that will not settle
         self.last_frame = None
         self.last_reading = None
         self._last_ok: float | None = None
+        #: a recorded source (a video file or a folder): its frames' own time is used
+        self.recorded = bool(getattr(frames, "recorded", False))
+        self.finished = False
+        self.frames_read = 0
+        self.last_stamp: dict | None = None
 
     def poll(self, now: float) -> Observation | None:
         frame = self.frames.read()
         if frame is None:
+            if getattr(self.frames, "finished", False):
+                self.finished = True       # the end of the file: the run ends, exit 0
+                return None
             if self._last_ok is None:
                 self._last_ok = now
             if now - self._last_ok > self.stall:
@@ -225,9 +238,16 @@ class CameraSource:
                                 f"start again to resume it")
             return None
         self._last_ok = now
+        self.frames_read += 1
+        t = float(self.frames.t) if self.recorded else now
+        frame_no = getattr(self.frames, "frame_no", self.frames_read - 1)
+        self.last_stamp = {"t": round(t, 3), "frame": int(frame_no)}
         reading = self.reader.read(frame)
         self.last_frame, self.last_reading = frame, reading
-        return self.stabiliser.update(reading, now)
+        obs = self.stabiliser.update(reading, t, names=self.reader.layout.space_name)
+        if self.session is not None and hasattr(self.stabiliser, "problems"):
+            self.session.report_space_problems(self.stabiliser.problems)
+        return obs
 
     def forget(self) -> None:
         self.stabiliser.forget()
@@ -243,15 +263,16 @@ class CameraSource:
         self.frames.close()
 
 
-def live_source_factory(cfg) -> Callable[[Session], object]:
+def live_source_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
     """Open the configured sensing now (so a missing device fails before anything is
-    written); return a function that builds the source for a session."""
+    written); return a function that builds the source for a session. ``speed``: how fast
+    a video file or folder plays, times its own rate (0: as fast as possible)."""
     if cfg["sensing.source"] == "camera":
-        return _camera_factory(cfg)
+        return _camera_factory(cfg, speed)
     return _matrix_factory(cfg)
 
 
-def _camera_factory(cfg) -> Callable[[Session], object]:
+def _camera_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
     path = cfg.expand("camera.calibration")
     if not path.exists():
         raise UserError(f"camera.calibration: no calibration file at {path}; run "
@@ -267,7 +288,7 @@ def _camera_factory(cfg) -> Callable[[Session], object]:
     device = cfg["camera.device"]
     try:
         frames = open_frames(device, width=cfg["camera.width"], height=cfg["camera.height"],
-                             fps=cfg["camera.fps"], calibration=calibration)
+                             fps=cfg["camera.fps"], calibration=calibration, speed=speed)
     except FrameSourceError as exc:
         raise UserError(f"camera.device: {exc}") from None
 
@@ -278,7 +299,7 @@ def _camera_factory(cfg) -> Callable[[Session], object]:
                             f"{calibration.cols} board, the game is {lay.rows} x {lay.cols}")
         reader = BoardReader(calibration, lay)
         src = CameraSource(frames, reader, Stabiliser(settle=cfg["camera.settle_seconds"]),
-                           name=f"camera {device!r}")
+                           name=f"camera {device!r}", session=session)
         session.subscribe(lambda ev, view: src.forget() if ev.kind in ("undo", "cleared") else None)
         return src
     return make
