@@ -383,12 +383,6 @@ class RemoteGame:
             return
         dead = r.dead_cards()
         turn = len(r.moves)
-        if self.told_turn != self.n:
-            # the player's virtual cards, told at this board only (docs/remote.md)
-            self.told_turn = self.n
-            text = f"{self._who(seat)} to move here; cards: {' '.join(hand)}"
-            s._log_line("info", text)
-            s._emit(Event("info", None, text, data={"seat": seat, "cards": list(hand)}))
         if self.dead_turn != turn:
             card = next((c for c in hand if c in dead), None)
             if card is not None:
@@ -398,6 +392,13 @@ class RemoteGame:
         from engine.search import seat_view
         if not seat_view(r, seat, hand).has_play():
             self._local(Move("pass"), seat)
+            return
+        if self.told_turn != turn:
+            # the player's virtual cards (after any dead-card trade), told at this board only
+            self.told_turn = turn
+            text = f"{self._who(seat)} to move here; cards: {' '.join(hand)}"
+            s._log_line("info", text)
+            s._emit(Event("info", None, text, data={"seat": seat, "cards": list(hand)}))
 
     def _local(self, move: Move, seat: int) -> None:
         n = self.n + 1
