@@ -173,5 +173,6 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "ca_file": Key(str, "", "CA certificate file that signed the broker's; empty: the system's CAs"),
         "board": Key(str, "", "this board's name in remote games (letters, digits, - and _); empty: the user name, else the host name", board_name),
         "seats": Key(list, [], "seats (1-based) this board holds in a remote game; empty: seat 1 when creating, the free seats when joining", seats, item=int),
+        "hand_pages_port": Key(int, 8081, "port of the players' own hand pages (a link per player, for their phone); 0: none", between(0, 65535)),
     },
 }

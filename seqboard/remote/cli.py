@@ -17,6 +17,37 @@ def board_name(rc: dict) -> str:
     return name or "board"
 
 
+def lan_address(broker_host: str) -> str:
+    """This machine's address as the players' phones on its network reach it."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((broker_host if broker_host not in ("localhost", "127.0.0.1")
+                       else "192.0.2.1", 9))  # no packet is sent
+            return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+
+
+def _hand_pages(rg, cfg, rc):
+    """Each seat's own hand page (a link with its own secret), printed for the players."""
+    if not rc["hand_pages_port"]:
+        return None
+    from .hands import HandPages
+    names = {s: rg.session.names[s] for s in rg.seats if s < len(rg.session.names)}
+    try:
+        pages = HandPages(sorted(rg.seats), cfg["dashboard.host"], rc["hand_pages_port"],
+                          names).start()
+    except OSError as exc:
+        print(f"hand pages not started: remote.hand_pages_port {rc['hand_pages_port']}: "
+              f"{exc.strerror}", file=sys.stderr)
+        return None
+    rg.pages = pages
+    for seat, url in pages.links(lan_address(rc["host"])).items():
+        print(f"cards of player {seat + 1}: {url}  (open it on that player's phone only)",
+              flush=True)
+    return pages
+
+
 def run_remote(args: argparse.Namespace) -> int:
     from .. import sources
     from ..app import Pacer, attach_indicators, load_settings, new_session, pick_record, \
@@ -66,6 +97,7 @@ def run_remote(args: argparse.Namespace) -> int:
             print(f"joined remote game {rg.game} as board {board}, seats "
                   f"{', '.join(str(s + 1) for s in sorted(rg.seats))}", flush=True)
         session = rg.session
+        pages = _hand_pages(rg, cfg, rc)
         commands = Commands()
         closers = attach_indicators(session, cfg, commands, mock_gpio=args.mock_gpio)
         source = source_factory(session)
@@ -80,6 +112,8 @@ def run_remote(args: argparse.Namespace) -> int:
         finally:
             if dash is not None:
                 dash.stop()
+            if pages is not None:
+                pages.close()
     finally:
         link.close()
     print(f"remote game {rg.game}: {'over' if rg.session.ended else 'stopped'}", file=sys.stderr)

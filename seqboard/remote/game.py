@@ -66,6 +66,7 @@ class RemoteGame:
         self._reconnected = False
         self._pending_card: str | None = None
         self.dealer: Game | None = None
+        self.pages = None                # HandPages: each player's cards on their phone
         self.dealt = 0                   # moves the dealer has dealt after (never twice)
         r = session.referee
         if self.creator:
@@ -307,6 +308,11 @@ class RemoteGame:
     def step(self, now: float = 0.0) -> None:  # noqa: ARG002
         for t, payload in self.link.drain():
             self.receive(t, payload)
+        if self.pages is not None:
+            r = self.session.referee
+            for seat in self.seats:
+                self.pages.update(seat, self.hands.get(seat, []),
+                                  r.current == seat and not self.session.ended)
         if self._reconnected:
             self._reconnected = False
             self.announce()

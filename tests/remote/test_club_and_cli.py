@@ -75,3 +75,37 @@ def test_a_broker_that_is_not_there_is_one_clear_line(tmp_path, broker):
     bad = write_config(tmp_path, remote={"board": "no spaces allowed"})
     out = _seqboard("club", "--config", str(bad), "--once", "1")
     assert out.returncode != 0 and "remote.board" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_each_player_sees_only_their_own_hand_on_their_own_link(tmp_path, broker):
+    import urllib.error
+    import urllib.request
+
+    from seqboard.remote.hands import HandPages
+    a, code = create_board(tmp_path, broker, players=4, seats=[0, 2], deck_seed=3)
+    b = join_board(tmp_path, broker, code)
+    pages = HandPages([0, 2], "127.0.0.1", 0, {0: "Ann"}).start()
+    a.pages = pages
+    try:
+        run([Person(a), Person(b)], until=lambda: a.ready and b.ready and a.n >= 1)
+        a.step()
+        links = pages.links("127.0.0.1")
+
+        def get(url):
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.read().decode()
+        page0, page2 = get(links[0]), get(links[2])
+        assert "Ann" in page0 and "player 3" in page2
+        for card in a.hands[0]:
+            assert f">{card}<" in page0
+        assert set(a.hands[0]) - set(a.hands[2]) and \
+            not any(f">{c}<" in page2 for c in set(a.hands[0]) - set(a.hands[2]))
+        for bad in (links[0][:-3] + "xyz", links[0].rsplit("/", 1)[0], "http://127.0.0.1:"
+                    f"{pages.port}/"):
+            try:
+                get(bad)
+                raise AssertionError(f"{bad} answered")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 404
+    finally:
+        pages.close()
