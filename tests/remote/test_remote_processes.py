@@ -22,6 +22,7 @@ from engine.layout import Layout  # noqa: F401  (layout names come from the engi
 from engine.record import parse_record, replay
 
 from ..app.helpers import write_config
+from .broker import free_port
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 COLOUR = {"blue": "B", "green": "G", "red": "R"}
@@ -63,7 +64,8 @@ class Board:
                                 matrix={"port": self.emu.url, "sensor": "identity",
                                         "settle_seconds": 0.05},
                                 gpio={"enabled": False}, dashboard={"enabled": False},
-                                remote={"host": "127.0.0.1", "port": broker.port, "board": name})
+                                remote={"host": "127.0.0.1", "port": broker.port, "board": name,
+                                        "hand_pages_port": free_port()})
         self.proc = None
         self.lines: queue.Queue = queue.Queue()
         self.log: list[str] = []
@@ -170,6 +172,7 @@ def test_two_processes_play_a_whole_game_with_a_stop_and_a_power_cut(tmp_path, b
     try:
         north.start("--remote", "create", "--seat", "1", "--new")
         code = north.wait_for(r"join code (\S+)").group(1)
+        north.wait_for(r"cards of player 1: http://\S+/hand/\S+")
         south.start("--remote", code, "--new")
         south.wait_for(r"joined remote game \w+ as board south, seats 2")
         # a few moves, then south is stopped for 3 s: north waits, nothing is lost
