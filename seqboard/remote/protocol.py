@@ -114,6 +114,8 @@ def decode(payload: bytes, t: str, key: bytes | None) -> dict:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise Refused(f"{t}: not JSON ({str(exc)[:80]})") from None
+    except RecursionError:
+        raise Refused(f"{t}: JSON nested too deep") from None
     if not isinstance(obj, dict):
         raise Refused(f"{t}: not a JSON object")
     if key is not None:
