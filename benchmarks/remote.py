@@ -82,7 +82,7 @@ def remote_games(port: int, games: int, tmp: Path) -> dict:
         b = start.join(_link(port, f"b{g}"), code, board="beta", seats=None,
                        recorder=RecordWriter(new_record_path(d, "remote-b")))
         for rg in (a, b):
-            def listen(event, view, rg=rg):
+            def listen(event, view, rg=rg, g=g):
                 if event.kind == "verdict" and event.verdict is not None \
                         and event.verdict.kind in ("placement", "removal") \
                         and "computer_card" not in event.data:

@@ -87,7 +87,7 @@ def test_a_chip_placed_at_the_wrong_board_is_refused_until_taken_back(tmp_path, 
 def test_a_chip_no_card_in_hand_explains_is_refused(tmp_path, broker):
     a, code = create_board(tmp_path, broker)
     b = join_board(tmp_path, broker, code)
-    pa, pb = Person(a, seed=1), Person(b, seed=2)
+    pa = Person(a, seed=1)
     _until_ready(a, b)
     r = a.session.referee
     hand = a.hands[0]
