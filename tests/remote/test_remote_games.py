@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 from seqboard.remote.sim import Person
 
 from .helpers import create_board, join_board, moves, replayed, run
@@ -21,6 +25,17 @@ def test_classic_two_players_whole_game_records_identical(tmp_path, broker):
     assert all(card for _, _, action, card, _ in ma if action in ("place", "remove"))
     assert a.session.referee.board.cells == b.session.referee.board.cells
     assert not a.refusals and not b.refusals
+    # `seqboard replay` of either record: every step checked, the same result
+    results = []
+    for rg in (a, b):
+        out = subprocess.run([sys.executable, "-m", "seqboard", "replay", "--json",
+                              str(rg.session.recorder.path)], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        got = json.loads(out.stdout)
+        assert got["ok"] and got["over"]
+        results.append((got["winner"], got["result"]))
+    assert results[0] == results[1] and results[0][0] == ra.winner
 
 
 def test_four_players_two_teams_seats_split_across_boards(tmp_path, broker):
