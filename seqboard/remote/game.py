@@ -180,6 +180,7 @@ class RemoteGame:
         sent = self.mine.get(n)
         if sent is not None:             # sent before a restart or a takeback: it stands
             if sent["action"] == action and sent["space"] == v.spaces[0]:
+                self._pending_card = sent["card"]
                 return None, sent["card"]
             return (f"move {n} was already sent to the other board: "
                     f"{sent['action']} {r.layout.space_name(sent['space'])}"), None
@@ -218,12 +219,12 @@ class RemoteGame:
             card = self._pending_card
             self._pending_card = None
             n = self.n + 1
-            msg = {"type": "move", "n": n, "seat": v.player, "action": move.action,
-                   "card": card, "space": move.space}
+            msg = self.mine.get(n) or {"type": "move", "n": n, "seat": v.player,
+                                       "action": move.action, "card": card,
+                                       "space": move.space}
             self.mine[n] = msg
             self._publish("move", msg, n)
             self._count(Move(move.action, card, move.space), v.player)
-            # the record's move line carries the card (it was written without)
         self._deal()
         if self.creator:
             self.publish_state(v.message)
