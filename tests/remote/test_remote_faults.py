@@ -225,7 +225,7 @@ def test_a_chip_lifted_after_its_move_was_sent_must_go_back_there(tmp_path, brok
     for i in range(3):
         pa.tick(50 + i, act=False)
     assert a.n == 1 and a.session.warning is None
-    assert moves(a)[-1][2:] == ("place", a.mine[1]["card"], r.layout.space_name(space))
+    assert moves(a)[-1][2:] == ("place", a.mine[1]["card"], a.session.referee.layout.space_name(space))
     run([pa, pb])
     ra, rb = replayed(a), replayed(b)
     assert ra.ok and rb.ok and ra.winner == rb.winner
