@@ -25,9 +25,9 @@ class Calibrator:
 
     def capture(self) -> dict:
         """Find the board and learn the empty board; what happened, for a person."""
-        from vision.calibration import calibrate
+        from vision.calibration import GridRefused, calibrate
         from vision.classify import features
-        from vision.draw import draw_reading
+        from vision.draw import draw_pairs, draw_reading
         from vision.locate import BoardNotFound, straighten
         from vision.reader import BoardReader
         lay = self.layout
@@ -36,6 +36,11 @@ class Calibrator:
             return {"ok": False, "problem": "no frame from the camera"}
         try:
             cal = calibrate(frames, lay, markers=self.markers, corners=self.corners, camera=camera)
+        except GridRefused as exc:
+            # the grid the board does not confirm, drawn with the pairs that do not match
+            self.cal = None
+            self.picture = draw_pairs(frames[-1], exc.corners, lay, exc.check)
+            return {"ok": False, "problem": str(exc), "refused": True}
         except BoardNotFound as exc:
             self.cal = None
             return {"ok": False, "problem": str(exc)}
@@ -43,11 +48,7 @@ class Calibrator:
         reading = BoardReader(cal, lay).read(last)
         self.cal, self.picture = cal, draw_reading(last, reading)
         warnings = []
-        # chips on the calibration picture itself show against the layout's printed pictures
-        printed = BoardReader(None, lay)
-        printed.corners = cal.corners
-        seen = printed.read(last).observation.states
-        chips = [i for i, s in enumerate(seen) if s.is_chip and i not in lay.free]
+        chips = chips_on_empty_board(last, cal.corners, lay)
         if chips:
             names = ", ".join(lay.space_name(i) for i in chips[:8])
             warnings.append(f"chips seen on {names}: calibrate with the board empty")
@@ -62,6 +63,19 @@ class Calibrator:
                             f"calibrate again")
         self.warnings = warnings
         return {"ok": True, "method": cal.method, "warnings": warnings, "out": str(self.out)}
+
+    def save_check_picture(self) -> Path | None:
+        """After a refusal: the check picture beside the calibration file (FILE.refused.png)."""
+        if self.picture is None:
+            return None
+        import cv2
+        path = self.out.with_name(self.out.stem + ".refused.png")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(path), self.picture)
+        except (OSError, cv2.error):
+            return None
+        return path
 
     def preview_jpeg(self) -> bytes | None:
         if self.picture is None:
@@ -82,3 +96,36 @@ class Calibrator:
         except OSError as exc:
             return {"ok": False, "problem": f"{self.out}: cannot write: {exc.strerror}"}
         return {"ok": True, "path": str(self.out), "picture": str(picture), "method": self.cal.method}
+
+
+def chips_on_empty_board(frame, corners, layout) -> list[int]:
+    """Spaces that seem to hold a chip on what should be the empty board, told without the
+    card art: a space unlike its twin (the other space printed with the same card) whose
+    middle is a plain disc of strong colour where its twin's is not."""
+    import numpy as np
+
+    from vision.classify import features
+    from vision.locate import straighten
+    from vision.pairs import measure, twin_pairs
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return []
+    likeness, best, _ = measure(frame, corners, layout, pairs)
+    board = straighten(frame, corners, layout)
+    f = features(board, layout.rows, layout.cols)
+    cell = board.shape[0] // layout.rows
+    cells = board.reshape(layout.rows, cell, layout.cols, cell, 3).transpose(0, 2, 1, 3, 4) \
+        .reshape(layout.size, cell, cell, 3).astype(np.float32)
+    mid = cells[:, cell // 3:cell - cell // 3, cell // 3:cell - cell // 3]
+    plain = mid.reshape(layout.size, -1, 3).std(axis=1).mean(axis=1) < 14     # no print in it
+    c = f.centre
+    sat = (c.max(axis=1) - c.min(axis=1)) / np.maximum(c.max(axis=1), 1)
+    out = []
+    for (i, j), like, ok in zip(pairs, likeness, best):
+        if ok or like > 0.6:
+            continue
+        for a, b in ((i, j), (j, i)):
+            if plain[a] and sat[a] > 0.35 and not (plain[b] and sat[b] > 0.35) and \
+                    np.abs(c[a] - c[b]).max() > 50:
+                out.append(a)
+    return sorted(out)

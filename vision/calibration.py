@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from .classify import Reference
+from .locate import BoardNotFound
 
 VERSION = 1
+TOO_DARK = 35.0      # the board's paper darker than this (grey levels) cannot be read safely
 
 
 class CalibrationError(Exception):
@@ -121,27 +123,114 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
-              corners: np.ndarray | None = None, camera: dict | None = None) -> Calibration:
+              corners: np.ndarray | None = None, camera: dict | None = None,
+              check: bool = True) -> Calibration:
     """Learn the board from frames of the empty board (a few, averaged against noise).
 
     ``corners`` (tl, tr, br, bl of the grid) skips finding the board: the manual fallback.
-    Raises :class:`~vision.locate.BoardNotFound` saying what to fix.
+    Before anything is learnt the grid is confirmed by the board itself
+    (:func:`vision.pairs.check_grid`: the two spaces printed with each card must look alike)
+    and, found without markers, turned by the same pairs. Raises
+    :class:`~vision.locate.BoardNotFound` saying what to fix, or :class:`GridRefused` (one
+    of them) when the grid cannot be confirmed; a wrong grid is never returned.
+    ``check=False`` skips the confirmation (for layouts the caller knows print no pairs).
     """
     from .classify import features
     from .locate import find_aruco, find_outline, layout_template, orient, straighten
+    from .pairs import check_grid, refine_grid, twin_pairs
     if not frames:
         raise ValueError("no frames to calibrate from")
     first = frames[0]
+    mean_frame = frames[0] if len(frames) == 1 else np.clip(
+        sum(f.astype(np.float32) for f in frames) / len(frames), 0, 255).astype(np.uint8)
     method = "manual"
-    if corners is None:
+    confirmed = False
+    if corners is None and not markers and check and twin_pairs(layout):
+        # without markers, on a board that prints its cards twice: the outline finder's
+        # quadrilateral, else other quadrilaterals that may be the board, each settled on
+        # the spaces by the pairs; the first the pairs confirm is the grid
+        method = "outline"
+        corners, confirmed = _confirmed_grid(mean_frame, layout), True
+    elif corners is None:
         loc = find_aruco(first) if markers else find_outline(first)
         method = loc.method
-        corners = loc.corners if markers else orient(first, loc.corners, layout,
-                                                    layout_template(layout))
-    corners = np.float32(corners)
+        corners = np.float32(loc.corners)
+        if not markers:
+            corners = orient(first, corners, layout, layout_template(layout))
+    else:
+        corners = np.float32(corners)
+        if check:
+            corners = refine_grid(mean_frame, corners, layout)
+    if check and not confirmed:
+        verdict = check_grid(mean_frame, corners, layout)
+        if not verdict.ok:
+            raise GridRefused(verdict.reason, corners, verdict)
     boards = [straighten(f, corners, layout).astype(np.float32) for f in frames]
     mean = np.clip(sum(boards) / len(boards), 0, 255).astype(np.uint8)
-    ref = Reference.from_features(features(mean, layout.rows, layout.cols))
+    feats = features(mean, layout.rows, layout.cols)
+    if float(np.percentile(feats.paper.mean(axis=1), 90)) < TOO_DARK:
+        # the board's own paper, not the frame (a dark table is no reason to refuse)
+        raise BoardNotFound("the picture is too dark: turn on more light or open the lens")
+    ref = Reference.from_features(feats)
     h, w = first.shape[:2]
     return Calibration(layout.name, layout.rows, layout.cols, corners, (w, h), ref, method,
                        camera or {})
+
+
+def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
+    """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
+    from .locate import find_outline, layout_template, orient, other_candidates
+    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, settle_grid,
+                        twin_mean)
+    problem: BoardNotFound | None = None
+    tried: list[np.ndarray] = []
+
+    def attempt(quad: np.ndarray, as_found: bool = False):
+        nonlocal problem
+        tried.append(quad)
+        if as_found and pairs_tell_turn(layout):
+            # the outline finder's corners are precise when right: confirmed as they are,
+            # they are kept
+            turned = best_turn(frame, quad, layout)
+            if check_grid(frame, turned, layout, chips).ok:
+                return turned
+        grid = settle_grid(frame, quad, layout)
+        if not pairs_tell_turn(layout):
+            grid = orient(frame, grid, layout, layout_template(layout))
+        verdict = check_grid(frame, grid, layout, chips)
+        if verdict.ok:
+            # finer steps, for the last fraction of a space
+            finer = refine_grid(frame, grid, layout, steps=(0.12, 0.06, 0.03), passes=8)
+            return finer if check_grid(frame, finer, layout, chips).ok else grid
+        if problem is None:
+            problem = GridRefused(verdict.reason, grid, verdict)
+        return None
+
+    try:
+        grid = attempt(np.float32(find_outline(frame).corners), as_found=True)
+        if grid is not None:
+            return grid
+    except BoardNotFound as exc:
+        problem = exc
+    # the outline was missing or not confirmed: other quadrilaterals that may be the board;
+    # of those the pairs confirm, the one where they look most alike
+    found = []
+    for quad in other_candidates(frame):
+        if all(np.abs(quad - t).max() > 4 for t in tried):
+            grid = attempt(quad)
+            if grid is not None:
+                found.append((twin_mean(frame, grid, layout), grid))
+    if found:
+        return max(found, key=lambda f: f[0])[1]
+    raise problem or BoardNotFound(
+        "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge")
+
+
+class GridRefused(BoardNotFound):
+    """A grid the board does not confirm: ``corners`` where it was, ``check`` the measure
+    (:class:`vision.pairs.GridCheck`: which pairs failed), for the check picture."""
+
+    def __init__(self, message: str, corners: np.ndarray, check) -> None:
+        super().__init__(message)
+        self.corners = corners
+        self.check = check

@@ -142,18 +142,24 @@ class Reference:
     band_patch: np.ndarray
     skin: np.ndarray
     radial: np.ndarray
+    # the paper at each space's edge as the camera saw it (raw BGR); None in files made
+    # before it was kept, and for the drawn reference (no camera saw it)
+    paper: np.ndarray | None = None
 
     @classmethod
-    def from_features(cls, f: SpaceFeatures) -> "Reference":
+    def from_features(cls, f: SpaceFeatures, camera: bool = True) -> "Reference":
         return cls(f.patch.copy(), f.centre.copy(), f.band_patch.copy(), f.skin.copy(),
-                   f.radial.copy())
+                   f.radial.copy(), f.paper.copy() if camera else None)
 
     def to_json(self) -> dict:
-        return {"patch": np.round(self.patch).astype(int).tolist(),
-                "centre": np.round(self.centre, 1).tolist(),
-                "band_patch": np.round(self.band_patch).astype(int).tolist(),
-                "skin": np.round(self.skin, 3).tolist(),
-                "radial": np.round(self.radial, 1).tolist()}
+        d = {"patch": np.round(self.patch).astype(int).tolist(),
+             "centre": np.round(self.centre, 1).tolist(),
+             "band_patch": np.round(self.band_patch).astype(int).tolist(),
+             "skin": np.round(self.skin, 3).tolist(),
+             "radial": np.round(self.radial, 1).tolist()}
+        if self.paper is not None:
+            d["paper"] = np.round(self.paper, 1).tolist()
+        return d
 
     @classmethod
     def from_json(cls, d: dict, n: int) -> "Reference":
@@ -162,7 +168,20 @@ class Reference:
         if arrs["patch"].shape != (n, PATCH * PATCH * 3) or arrs["centre"].shape != (n, 3) \
                 or arrs["radial"].shape != (n, len(RINGS), 3):
             raise ValueError(f"references for {len(arrs['centre'])} spaces, the board has {n}")
+        if "paper" in d:
+            paper = np.asarray(d["paper"], np.float32)
+            if paper.shape != (n, 3):
+                raise ValueError(f"'paper' for {len(paper)} spaces, the board has {n}")
+            arrs["paper"] = paper
         return cls(**arrs)
+
+
+#: the most colour a white chip shows once the paper's light is divided out: the paper may be
+#: cream or yellowed, which makes a white chip look bluish by up to about 0.27 on the tuned
+#: looks; the coloured chips show 0.5 and more
+WHITE_SAT = 0.35
+#: below this a colour is no chip's colour but grey (white when bright)
+GREY_SAT = 0.2
 
 
 def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
@@ -170,9 +189,10 @@ def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
     b, g, r = (float(v) for v in c)
     hi, lo = max(b, g, r), min(b, g, r)
     sat = (hi - lo) / max(hi, 1.0)
-    if sat < 0.2 and lo > 140:
-        return SpaceState.WHITE, min(1.0, (0.2 - sat) * 5 + 0.5)
-    if sat < 0.2:
+    if lo > 140 and (sat < GREY_SAT or (sat < WHITE_SAT and b >= g and b >= r)):
+        # white, or white made bluish by dividing out a cream paper's light
+        return SpaceState.WHITE, min(1.0, (WHITE_SAT - sat) * 3 + 0.5)
+    if sat < GREY_SAT:
         # grey and dark: no chip looks like this (a shadow, the edge of a hand, a sleeve)
         return SpaceState.UNKNOWN, 0.2
     if b >= g and b >= r:
@@ -180,6 +200,50 @@ def chip_colour(c: np.ndarray) -> tuple[SpaceState, float]:
     if g >= r:
         return SpaceState.GREEN, min(1.0, sat * 2)
     return SpaceState.RED, min(1.0, sat * 2)
+
+
+COVER_CHROMA = 0.12   # band colour off the board's paper by this much (log): something covers it
+PLAIN_STD = 6.0       # a space this plain (grey std of its small picture) shows no chip's edge
+
+
+def paper_chroma_residual(paper: np.ndarray, cols: int, ref_paper: np.ndarray | None = None
+                          ) -> np.ndarray:
+    """How far each space's edge band has changed colour (not brightness), beyond what the
+    light did over the whole board: the log-chromaticity of the band (less the
+    calibration's, when known) less a smooth (quadratic) fit over the board, fitted to the
+    spaces that agree with it. No chip covers a space's edge band, and shadows and dim
+    light change its brightness, not its colour; a hand, an arm or a sleeve of any colour
+    but grey changes its colour."""
+    def chroma(p):
+        lg = np.log(np.maximum(p.astype(np.float64), 4.0))
+        return lg - lg.mean(axis=1, keepdims=True)
+    v = chroma(paper)
+    if ref_paper is not None:
+        v = v - chroma(ref_paper)
+    return _robust_quadratic_residual(v, cols, 0.06)
+
+
+def _robust_quadratic_residual(v: np.ndarray, cols: int, inlier: float) -> np.ndarray:
+    """|v - a smooth quadratic fit over the board|, fitted to the spaces within ``inlier``."""
+    n = len(v)
+    v = v.reshape(n, -1)
+    res = v - np.median(v, axis=0)
+    if not cols or n < 12:
+        return np.abs(res).max(axis=1)
+    r, c = np.divmod(np.arange(n), cols)
+    x, y = c / max(cols - 1, 1) * 2 - 1, r / max(n // cols - 1, 1) * 2 - 1
+    a = np.stack([np.ones(n), x, y, x * y, x * x, y * y], axis=1)
+    keep = np.abs(res).max(axis=1) < 1.7 * inlier
+    for _ in range(3):
+        if keep.sum() < 12:
+            break
+        coef, *_ = np.linalg.lstsq(a[keep], v[keep], rcond=None)
+        res = v - a @ coef
+        keep = np.abs(res).max(axis=1) < inlier
+    return np.abs(res).max(axis=1)
+
+
+COVER_DARKER = 0.3    # band light off the board's smooth light by this much (log): covered or shadowed
 
 
 def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(),
@@ -192,12 +256,36 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
     band_diff = np.abs(f.band_patch - ref.band_patch).mean(axis=1)
     excess = f.skin - ref.skin
     hand = (excess > 0.05) & (band_diff > 15)
+    # something of any colour over the space's edge band (where no chip lies): covered
+    off = paper_chroma_residual(f.paper, cols, ref.paper)
+    off[f.paper.max(axis=1) >= 250] = 0.0          # a blown-out band has no colour to tell
+    # nothing covers a space that still matches its empty picture
+    could = diff >= 0.6 * empty_below
+    hand |= (off > COVER_CHROMA) & could
+    if ref.paper is not None and cols:
+        # the light on each edge band against the calibration's: smooth over the board
+        # (the room's light changed) but for shadows and things over it; a space out of
+        # that smooth light whose middle looks like its own edge (a plain cover lit as the
+        # band is, not a chip on paper) is covered
+        ratio = np.log(np.maximum(f.paper.mean(axis=1), 4.0) / np.maximum(ref.paper.mean(axis=1), 4.0))
+        dark = _robust_quadratic_residual(ratio, cols, 0.12)
+        c = f.centre
+        like_band = (c.min(axis=1) > 150) & ((c.max(axis=1) - c.min(axis=1)) / np.maximum(c.max(axis=1), 1) < GREY_SAT)
+        hand |= (dark > COVER_DARKER) & could & like_band
+    # a space gone plain all over (a grey sleeve, the flat of an arm) where the empty space
+    # shows print: no chip's edge shows, it is covered
+    grey = f.patch.reshape(n, -1, 3).mean(axis=2)
+    ref_grey = ref.patch.reshape(n, -1, 3).mean(axis=2)
+    plain = (grey.std(axis=1) < PLAIN_STD) & (ref_grey.std(axis=1) > 2 * PLAIN_STD) & could
+    hand |= plain
     if hand.any() and cols:
         # a finger or the edge of a palm over part of a space next to the hand: not enough
         # to move its edge band, enough to look like a chip; unknown too
         grid = hand.reshape(-1, cols).astype(np.uint8)
         near = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
-        hand = hand | (near & (excess > 0.005))
+        hand = hand | (near & ((excess > 0.005) | (off > COVER_CHROMA / 2)))
+    else:
+        near = np.zeros(n, bool)
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):
@@ -214,6 +302,11 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
             states.append(SpaceState.EMPTY)
             conf[i] = float(min(1.0, (empty_below - d) / empty_below + 0.5))
             continue
+        if near[i]:
+            # beside something covering the board: an arm's edge may lie over part of it
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = 0.3
+            continue
         st, c = chip_colour(f.centre[i])
         if st is SpaceState.WHITE and f.paper[i].min() >= 250:
             # where even the paper is blown out (glare), any chip looks white: not to be trusted
@@ -222,4 +315,91 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
             continue
         states.append(st)
         conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - empty_below) / 10 + 0.3))))
+    return states, conf, hand
+
+
+def _centre_spread(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(n,) how uneven each space's middle disc is (grey std): a chip's is smooth, print is not."""
+    n = rows * cols
+    cell = CANON
+    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32).mean(axis=2)
+    cells = g.reshape(rows, cell, cols, cell).transpose(0, 2, 1, 3).reshape(n, cell * cell)
+    return cells[:, _CENTRE_I].std(axis=1)
+
+
+def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple[int, int]],
+                      free: frozenset[int] = frozenset()
+                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+    """Reading without a calibration, on any printing: each space is compared with its twin
+    (the other space printed with the same card) instead of the empty board. Twins alike
+    are both empty; where they differ, the one whose middle is a smooth disc of a chip's
+    colour (and unlike its twin's) holds a chip. A space without a twin (a free corner, a
+    travel board) is a chip only when its middle is a smooth disc of strong colour."""
+    n = rows * cols
+    f = features(board, rows, cols)
+    spread = _centre_spread(board, rows, cols) * (230.0 / np.maximum(f.light.mean(axis=1), 12.0))
+    twin = {}
+    for i, j in pairs:
+        twin[i], twin[j] = j, i
+    cell = np.stack([np.rot90(f.patch.reshape(n, PATCH, PATCH, 3), k, axes=(1, 2)).reshape(n, -1)
+                     for k in range(4)], axis=1)                    # (n, 4, k)
+    off = paper_chroma_residual(f.paper, cols)
+    off[f.paper.max(axis=1) >= 250] = 0.0
+    # without the empty board's colours, only a strong change of the paper's colour (a
+    # hand, an arm) is taken for a cover (court pictures may be skin-coloured)
+    hand = off > 2 * COVER_CHROMA
+    if hand.any() and cols:
+        grid = hand.reshape(-1, cols).astype(np.uint8)
+        hand = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
+    states: list[SpaceState] = []
+    conf = np.zeros(n, np.float32)
+    smooth = spread < 14.0
+    for i in range(n):
+        if hand[i] or f.glare[i] > 0.25:
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = 0.3
+            continue
+        st, c = chip_colour(f.centre[i])
+        chip_like = smooth[i] and st is not SpaceState.UNKNOWN
+        j = twin.get(i)
+        if j is not None:
+            d = float(np.abs(cell[i, 0][None] - cell[j]).mean(axis=1).min())
+            if d < 14.0:
+                # alike: both empty (two chips of one colour on both copies: both chips)
+                both = chip_like and smooth[j] and st is not SpaceState.WHITE and \
+                    chip_colour(f.centre[j])[0] is st
+                states.append(st if both else SpaceState.EMPTY)
+                conf[i] = 0.6
+                continue
+            other = smooth[j] and np.abs(f.centre[i] - f.centre[j]).max() < 30
+            # a translucent or glossy chip is not smooth, but its middle is a chip's colour
+            # far from its twin's
+            sat_i, sat_j = (float(np.ptp(f.centre[k]) / max(f.centre[k].max(), 1.0)) for k in (i, j))
+            if not chip_like and st is not SpaceState.UNKNOWN and st is not SpaceState.WHITE \
+                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and \
+                    np.abs(f.centre[i] - f.centre[j]).max() > 60:
+                chip_like = True
+            if chip_like and not other:
+                states.append(st)
+                conf[i] = float(max(0.3, c))
+            elif chip_like and other and st is not SpaceState.WHITE:
+                states.append(st)                        # two chips of one colour on the twins
+                conf[i] = 0.4
+            elif chip_like and other:
+                states.append(SpaceState.UNKNOWN)        # both smooth and white in the middle
+                conf[i] = 0.2
+            else:
+                states.append(SpaceState.EMPTY)
+                conf[i] = 0.5
+            continue
+        strong = chip_like and st is not SpaceState.WHITE
+        if strong and i not in free:
+            states.append(st)
+            conf[i] = float(max(0.3, c))
+        elif strong and i in free:
+            states.append(st)
+            conf[i] = 0.4
+        else:
+            states.append(SpaceState.EMPTY)
+            conf[i] = 0.4
     return states, conf, hand

@@ -366,3 +366,47 @@ def layout_template(layout: Layout) -> np.ndarray:
     m = int(round(MARGIN * cell))
     grid = img[m:m + layout.rows * cell, m:m + layout.cols * cell]
     return cv2.resize(grid, (layout.cols * 16, layout.rows * 16), interpolation=cv2.INTER_AREA)
+
+
+def other_candidates(frame: np.ndarray, limit: int = 4) -> list[np.ndarray]:
+    """Other quadrilaterals that may be the board, for when the outline finder's is not
+    confirmed: the largest bright region (the board's paper on a dark table), and the
+    largest convex four-sided outlines among strong edges (a board on a patterned cloth).
+    Each may be the whole board with its edge rather than the field of spaces: the caller
+    settles them (:func:`vision.pairs.settle_grid`)."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    h, w = gray.shape
+    scale = min(1.0, 960.0 / max(h, w))
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    out: list[np.ndarray] = []
+
+    def add(pts: np.ndarray) -> None:
+        hull = cv2.convexHull(np.float32(pts)).reshape(-1, 2)
+        if len(hull) < 4 or cv2.contourArea(hull) < 0.04 * small.size:
+            return
+        q = order_corners(_extreme_corners(hull))
+        q = _fit_sides(hull, q) if len(hull) > 8 else q
+        q = order_corners(q) / scale
+        sides = [np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]
+        if min(sides) / max(sides) < 0.3:
+            return
+        if all(np.abs(q - o).max() > 4 for o in out):
+            out.append(np.float32(q))
+
+    _, bright = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    bright = cv2.morphologyEx(bright, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:2]:
+        add(cnt.reshape(-1, 2))
+    edges = cv2.Canny(small, 40, 120)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:12]:
+        approx = cv2.approxPolyDP(cnt, 0.03 * cv2.arcLength(cnt, True), True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            add(approx.reshape(-1, 2))
+        if len(out) >= limit:
+            break
+    return out[:limit]

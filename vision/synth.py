@@ -103,12 +103,22 @@ def _symbol_cell(sym: str, size: int) -> np.ndarray:
     if pic is not None:
         cell[2:-2, 2:-2] = pic
         return cell
-    # a picture symbol (Jewish Edition) or an unknown code: printed as text and a shape
-    h = sum(ord(c) for c in sym)
+    # a picture symbol (Jewish Edition) or an unknown code: an emblem of its own (shapes
+    # seeded by the name, as each picture differs) and the name as text
+    h = sum(ord(c) * (k + 1) for k, c in enumerate(sym))
+    rng = np.random.default_rng(h)
     colour = (40 + h * 37 % 150, 40 + h * 53 % 150, 40 + h * 71 % 150)
-    cv2.rectangle(cell, (6, 6), (size - 7, size - 7), colour, 2)
-    cv2.putText(cell, sym[:6], (5, size // 2 + 5), cv2.FONT_HERSHEY_SIMPLEX,
-                0.32 * size / 64, colour, 1, cv2.LINE_AA)
+    cv2.rectangle(cell, (4, 4), (size - 5, size - 5), colour, 2)
+    for _ in range(3):
+        c = tuple(int(v) for v in rng.integers(20, 200, 3))
+        x, y = (int(v) for v in rng.integers(size // 4, size * 3 // 4, 2))
+        d = int(size * rng.uniform(0.08, 0.2))
+        if rng.random() < 0.5:
+            cv2.circle(cell, (x, y), d, c, -1, cv2.LINE_AA)
+        else:
+            cv2.rectangle(cell, (x - d, y - d // 2), (x + d, y + d // 2), c, -1)
+    cv2.putText(cell, sym[:6], (5, size - 8), cv2.FONT_HERSHEY_SIMPLEX,
+                0.28 * size / 64, colour, 1, cv2.LINE_AA)
     return cell
 
 
@@ -295,28 +305,53 @@ def _hand_mask(cond: Conditions, grid: np.ndarray, layout: Layout, rng: np.rando
 
 
 def render(layout: Layout, states: Observation, cond: Conditions = Conditions(), seed: int = 0,
-           jitter: float = 0.06) -> Rendered:
-    """Film the board holding ``states`` under ``cond``; return the image and the truth."""
+           jitter: float = 0.06, look=None) -> Rendered:
+    """Film the board holding ``states`` under ``cond``; return the image and the truth.
+
+    ``look`` (a :class:`vision.looks.Look`) draws the scene in that look: its card art,
+    board, chips, table, hands and extra light; None draws the project's own plain look."""
+    from . import looks as lk
     rng = np.random.default_rng(seed)
-    top = board_image(layout, states, CELL, rng, jitter)
+    if look is None:
+        top = board_image(layout, states, CELL, rng, jitter)
+    else:
+        top = lk.board_top(layout, states, look, CELL, rng, jitter)
     outer_src, grid_src = board_corners(layout)
     if cond.markers:
         top, outer_src, grid_src = _with_markers(top, grid_src)
     h, w = top.shape[:2]
     outer_dst = _projection(cond, w, h)
     hmat = cv2.getPerspectiveTransform(outer_src, outer_dst)
-    frame = np.empty((cond.height, cond.width, 3), np.uint8)
-    frame[:] = TABLE_BGR
-    grain = rng.normal(0, 6, (cond.height // 8 + 1, cond.width // 8 + 1)).astype(np.float32)
-    grain = cv2.resize(grain, (cond.width, cond.height))
-    frame = np.clip(frame.astype(np.float32) + grain[..., None], 0, 255).astype(np.uint8)
+    if look is None:
+        frame = np.empty((cond.height, cond.width, 3), np.uint8)
+        frame[:] = TABLE_BGR
+        grain = rng.normal(0, 6, (cond.height // 8 + 1, cond.width // 8 + 1)).astype(np.float32)
+        grain = cv2.resize(grain, (cond.width, cond.height))
+        frame = np.clip(frame.astype(np.float32) + grain[..., None], 0, 255).astype(np.uint8)
+    else:
+        frame = lk.table_image(look, cond.width, cond.height, rng)
     cv2.warpPerspective(top, hmat, (cond.width, cond.height), dst=frame,
                         flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
     grid_dst = cv2.perspectiveTransform(grid_src[None], hmat)[0]
 
+    lrng = np.random.default_rng(cond.light_seed)   # the room's lights stay where they are
+    extras = lk.light_extras(look, cond, np.random.default_rng([cond.light_seed, 1])) \
+        if look is not None else {}
+    board_area = None
+    if extras.get("crease") or extras.get("sheen"):
+        board_area = np.zeros((cond.height, cond.width), np.float32)
+        cv2.fillConvexPoly(board_area, np.int32(np.round(outer_dst)), 1.0)
     # the hand, before the light falls on everything
-    hand = _hand_mask(cond, grid_dst, layout, rng)
-    if hand.any():
+    cast = None
+    if look is not None:
+        hand, colour, cast = lk.hand_layers(look, cond, grid_dst, layout, rng)
+        if hand.any():
+            a = hand.astype(np.float32)[..., None] / 255.0
+            frame = (colour * a + frame.astype(np.float32) * (1 - a)).astype(np.uint8)
+            hand = np.where(hand > 40, 255, 0).astype(np.uint8)
+    else:
+        hand = _hand_mask(cond, grid_dst, layout, rng)
+    if look is None and hand.any():
         skin = np.array([120, 150, 205], np.float32) * rng.uniform(0.7, 1.1)
         shade = cv2.GaussianBlur(hand, (0, 0), 9).astype(np.float32) / 255.0
         tone = np.clip(skin * (0.75 + 0.25 * shade[..., None]), 0, 255)
@@ -324,9 +359,32 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
         frame[sel] = tone[sel].astype(np.uint8)
 
     img = frame.astype(np.float32)
-    img *= kelvin_gains(cond.kelvin) * cond.brightness
-    lrng = np.random.default_rng(cond.light_seed)   # the room's lights stay where they are
     lum = np.ones((cond.height, cond.width), np.float32)   # the light's strength, for `unsure`
+    if extras.get("second_kelvin"):
+        # two lamps of different colours: one colour temperature fades into the other
+        yy, xx = np.mgrid[0:cond.height, 0:cond.width].astype(np.float32)
+        a = lrng.uniform(0, 2 * math.pi)
+        t = np.clip(0.5 + (np.cos(a) * (xx / cond.width - 0.5) + np.sin(a) * (yy / cond.height - 0.5))
+                    * 1.5, 0, 1)[..., None]
+        img *= (kelvin_gains(cond.kelvin) * (1 - t) + kelvin_gains(extras["second_kelvin"]) * t) \
+            * cond.brightness
+    else:
+        img *= kelvin_gains(cond.kelvin) * cond.brightness
+    if board_area is not None and extras.get("crease"):
+        # the fold of a folding board: a line across the middle, one half a little tilted
+        # towards the light
+        mid = (outer_dst[0] + outer_dst[3]) / 2, (outer_dst[1] + outer_dst[2]) / 2
+        crease = np.zeros((cond.height, cond.width), np.float32)
+        cv2.line(crease, tuple(int(v) for v in mid[0]), tuple(int(v) for v in mid[1]), 1.0, 2,
+                 cv2.LINE_AA)
+        side = np.zeros_like(crease)
+        cv2.fillConvexPoly(side, np.int32(np.round([outer_dst[0], outer_dst[1], mid[1], mid[0]])), 1.0)
+        k = float(lrng.uniform(0.9, 1.1))
+        img *= (1 - 0.35 * crease * board_area)[..., None]
+        img *= (1 + (k - 1) * side * board_area)[..., None]
+    if cast is not None and cast.any():
+        lum *= 1 - cast
+        img *= (1 - cast)[..., None]
     if cond.uneven:
         yy, xx = np.mgrid[0:cond.height, 0:cond.width].astype(np.float32)
         a = lrng.uniform(0, 2 * math.pi)
@@ -341,14 +399,30 @@ def render(layout: Layout, states: Observation, cond: Conditions = Conditions(),
         sm = cv2.GaussianBlur(sm, (0, 0), 25).astype(np.float32) / 255.0
         lum *= 1.0 - cond.shadow * sm
         img *= (1.0 - cond.shadow * sm)[..., None]
+    if extras.get("hard_shadow"):
+        # a hard-edged shadow (an object between a small lamp and the board)
+        sm = np.zeros((cond.height, cond.width), np.uint8)
+        p0 = lrng.uniform([0, 0], [cond.width, cond.height])
+        pts = np.int32([p0 + lrng.uniform(-0.3, 0.3, 2) * [cond.width, cond.height] for _ in range(5)])
+        cv2.fillConvexPoly(sm, cv2.convexHull(pts), 255)
+        sm = cv2.GaussianBlur(sm, (0, 0), 2).astype(np.float32) / 255.0
+        lum *= 1.0 - extras["hard_shadow"] * sm
+        img *= (1.0 - extras["hard_shadow"] * sm)[..., None]
     glare = np.zeros((cond.height, cond.width), np.float32)
+    if board_area is not None and extras.get("sheen"):
+        # a glossy board: a broad streak of the lamp's reflection
+        yy, xx = np.mgrid[0:cond.height, 0:cond.width].astype(np.float32)
+        a = lrng.uniform(0, math.pi)
+        d = np.cos(a) * (xx - lrng.uniform(0.3, 0.7) * cond.width) + \
+            np.sin(a) * (yy - lrng.uniform(0.3, 0.7) * cond.height)
+        glare += np.exp(-(d / (0.06 * cond.width)) ** 2) * 90 * extras["sheen"] * board_area
     for _ in range(cond.glare):
         gx, gy = lrng.uniform(0.2, 0.8) * cond.width, lrng.uniform(0.2, 0.8) * cond.height
         sig = lrng.uniform(0.015, 0.04) * cond.width
         yy, xx = np.ogrid[0:cond.height, 0:cond.width]
         blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sig * sig)).astype(np.float32)
         glare += blob * 230
-    if cond.glare:
+    if glare.any():
         img += glare[..., None]
     # where the paper itself is blown out to white, a white chip cannot be told from it
     blown = ((246 * float(np.min(kelvin_gains(cond.kelvin))) * cond.brightness * lum + glare)

@@ -132,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
         if not result["ok"]:
             if result["problem"] == "no frame from the camera":
                 raise UserError(f"camera.device: no frame from {cfg['camera.device']}")
+            if result.get("refused"):
+                picture = cal.save_check_picture()
+                raise UserError(f"calibrate: {result['problem']}; nothing saved"
+                                + (f"; see the check picture {picture}" if picture else ""))
             raise UserError(f"calibrate: {result['problem']} (or give the corners with --corners)")
         saved = cal.save()
         if not saved["ok"]:

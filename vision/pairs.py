@@ -1,0 +1,318 @@
+"""The board tells where its grid is: every card is printed twice.
+
+On the classic board every card but the jacks is printed on two spaces (every picture twice
+on the Jewish Edition's), and the four corners are alike. A grid laid right over the board
+makes each pair's two straightened spaces look alike, whatever the card art; a grid shifted
+by a fraction of a space, turned, or laid over part of the board does not. The two copies
+may be printed turned differently, so each pair is compared in the four quarter turns.
+
+:func:`check_grid` measures this without knowing the art and says, in words, why a grid is
+refused. :func:`pair_orientation` finds which corner is the layout's top-left from the
+pairs alone (when the layout's pairs are not symmetric under a turn, as on the classic
+board).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.layout import Layout
+
+CELL = 24            # pixels per space for comparing
+INNER = (3, 21)      # the part of a space compared (leaves out grid lines and neighbours)
+#: thresholds, set on tuned looks only (docs/vision.md)
+MIN_MATCHED = 0.25   # share of pairs whose two spaces are each other's best match
+SHIFT = 0.3          # spaces: a right grid is likelier than the grid shifted this much
+SCALE = 0.05         # ... or than the grid this much larger or smaller (a quarter space at the edge)
+MARGIN = 0.01        # likeness a moved grid must gain to count as better
+
+
+def twin_pairs(layout: Layout) -> list[tuple[int, int]]:
+    """Pairs of spaces printed with the same card (free corners excluded)."""
+    return [v for s, v in sorted(layout.spaces_of.items()) if len(v) == 2]
+
+
+def _grid_homography(corners: np.ndarray, layout: Layout) -> np.ndarray:
+    src = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
+    return cv2.getPerspectiveTransform(src, np.float32(corners))
+
+
+def shifted(corners: np.ndarray, layout: Layout, dx: float, dy: float,
+            scale: float = 1.0) -> np.ndarray:
+    """The grid moved by (dx, dy) spaces (and scaled about its centre) on the board."""
+    h = _grid_homography(corners, layout)
+    cx, cy = layout.cols / 2, layout.rows / 2
+    pts = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
+    pts = (pts - [cx, cy]) * scale + [cx + dx, cy + dy]
+    return cv2.perspectiveTransform(np.float32(pts)[None], h)[0]
+
+
+def space_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n, 4, k): each space's inner picture in the four quarter turns, zero-mean unit-norm
+    (grey and a red-against-green channel, so hearts and spades differ)."""
+    w, h = layout.cols * CELL, layout.rows * CELL
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(np.float32(corners), dst)
+    top = cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
+    top = cv2.GaussianBlur(top, (0, 0), 0.8)
+    grey = top.mean(axis=2)
+    red = top[:, :, 2] - top[:, :, 1]
+    # the print's edges (not its broad shading) tell a card and where it lies in the space
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    a, b = INNER
+    n = layout.size
+    chans = np.stack([mag, 0.5 * cv2.Laplacian(red, cv2.CV_32F, ksize=3)], axis=-1)
+    cells = chans.reshape(layout.rows, CELL, layout.cols, CELL, 2).transpose(0, 2, 1, 3, 4) \
+        .reshape(n, CELL, CELL, 2)[:, a:b, a:b]
+    turns = np.stack([np.rot90(cells, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n,4,s,s,2)
+    v = turns.reshape(n, 4, -1)
+    v = v - v.mean(axis=2, keepdims=True)
+    v /= np.maximum(np.linalg.norm(v, axis=2, keepdims=True), 1e-3)
+    return v
+
+
+@dataclass
+class GridCheck:
+    ok: bool
+    matched: float                 # share of pairs each other's best match
+    contrast: float                # median twin likeness minus unrelated spaces' median
+    likeness: np.ndarray           # per pair: the best likeness of its two spaces (-1..1)
+    pairs: list[tuple[int, int]]
+    reason: str = ""
+    better_shift: tuple[float, float] | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def unmatched(self) -> list[tuple[int, int]]:
+        return [p for p, ok in zip(self.pairs, self._best) if not ok]
+
+    _best: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+
+def _likeness(v: np.ndarray) -> np.ndarray:
+    """(n, n): the best normalised correlation of two spaces over the quarter turns."""
+    base = v[:, 0]                                   # (n, k)
+    return np.einsum("ik,jtk->ijt", base, v).max(axis=2)
+
+
+def _score(v: np.ndarray, pairs: list[tuple[int, int]], spaces: np.ndarray):
+    sim = _likeness(v[spaces])
+    idx = {s: k for k, s in enumerate(spaces)}
+    np.fill_diagonal(sim, -1.0)
+    twin = np.array([sim[idx[i], idx[j]] for i, j in pairs])
+    best = np.array([sim[idx[i]].argmax() == idx[j] or sim[idx[j]].argmax() == idx[i]
+                     for i, j in pairs])
+    off = sim[np.triu_indices(len(spaces), 1)]
+    contrast = float(np.median(twin) - np.median(off))
+    return twin, best, contrast
+
+
+def measure(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+            pairs: list[tuple[int, int]] | None = None):
+    """(likeness per pair, each pair's best-match flag, contrast) of a grid."""
+    pairs = twin_pairs(layout) if pairs is None else pairs
+    spaces = np.array(sorted({s for p in pairs for s in p}))
+    v = space_vectors(frame, corners, layout)
+    return _score(v, pairs, spaces)
+
+
+def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+               chips: bool = False) -> GridCheck:
+    """Does the grid lie on the board's spaces? Refused (``ok`` False) with the reason in
+    words when the pairs of twin spaces do not match, or match better with the grid moved
+    or resized a little."""
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return GridCheck(True, 1.0, 1.0, np.zeros(0), pairs,
+                         reason="this layout prints no card twice: the grid is not checked")
+    if chips:
+        # a board in play (reading without calibration): pairs with a chip on either space
+        # cannot match; judge by the pairs left bare (at least eight of them)
+        bare = _bare_spaces(frame, corners, layout)
+        kept = [p for p in pairs if bare[p[0]] and bare[p[1]]]
+        if len(kept) >= 8:
+            pairs = kept
+    twin, best, contrast = measure(frame, corners, layout, pairs)
+    matched = float(best.mean())
+    chk = GridCheck(False, matched, contrast, twin, pairs, _best=best)
+    if matched < MIN_MATCHED:
+        chk.reason = (f"the grid does not lie on the board's spaces: only {int(best.sum())} of "
+                      f"{len(pairs)} pairs of spaces printed with the same card look alike "
+                      f"(a grid on the board makes most of them alike)")
+        return chk
+    # a grid a fraction of a space off still makes many pairs alike: it must be likelier
+    # than the same grid moved or resized a little
+    here = float(twin.mean())
+    for dx, dy, sc, words in ((SHIFT, 0, 1, "moved right"), (-SHIFT, 0, 1, "moved left"),
+                              (0, SHIFT, 1, "moved down"), (0, -SHIFT, 1, "moved up"),
+                              (0, 0, 1 + SCALE, "larger"), (0, 0, 1 - SCALE, "smaller")):
+        t2, b2, _ = measure(frame, shifted(corners, layout, dx, dy, sc), layout, pairs)
+        if t2.mean() > here + MARGIN:
+            chk.reason = (f"the grid is off: the pairs of spaces printed with the same card match "
+                          f"better with the grid {words} by a fraction of a space")
+            chk.better_shift = (dx, dy)
+            chk.extra = {"here": here, "there": float(t2.mean())}
+            return chk
+    chk.ok = True
+    return chk
+
+
+def pair_orientation(frame: np.ndarray, corners: np.ndarray, layout: Layout
+                     ) -> tuple[np.ndarray, float] | None:
+    """The corners turned so that the layout's twin pairs match best, and the margin of the
+    best turn over the next; None when the pairs cannot tell (a layout whose pairs look the
+    same turned round, or no pairs)."""
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return None
+    options = [np.roll(np.float32(corners), -k, axis=0) for k in range(4)]
+    if layout.rows != layout.cols:
+        options = options[::2]
+    n = layout.rows
+    if layout.rows == layout.cols and _pairs_symmetric(layout, pairs):
+        return None
+    spaces = np.array(sorted({s for p in pairs for s in p}))
+    scores = []
+    for opt in options:
+        v = space_vectors(frame, opt, layout)
+        twin, best, contrast = _score(v, pairs, spaces)
+        scores.append(float(best.mean()) + contrast)
+    order = np.argsort(scores)[::-1]
+    return options[int(order[0])], float(scores[order[0]] - scores[order[1]])
+
+
+def _pairs_symmetric(layout: Layout, pairs) -> bool:
+    n = layout.rows
+    twin = {}
+    for i, j in pairs:
+        twin[i], twin[j] = j, i
+
+    def rot(i):
+        r, c = divmod(i, n)
+        return c * n + (n - 1 - r)
+    for k in range(1, 4):
+        same = 0
+        for i, j in pairs:
+            a, b = i, j
+            for _ in range(k):
+                a, b = rot(a), rot(b)
+            same += twin.get(a) == b
+        if same > 0.8 * len(pairs):
+            return True
+    return False
+
+
+def _twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout, pa: np.ndarray,
+               pb: np.ndarray) -> float:
+    v = space_vectors(frame, corners, layout)
+    return float(np.einsum("pk,ptk->pt", v[pa, 0], v[pb]).max(axis=1).mean())
+
+
+def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+                steps: tuple[float, ...] = (0.25, 0.12, 0.06), passes: int = 4) -> np.ndarray:
+    """Move each corner of the grid, a fraction of a space at a time along the board's own
+    rows and columns, while the twin spaces grow more alike (their mean likeness): a grid
+    found a little off (a glare spot on the board's edge, a corner chip) settles on the
+    spaces. The result still has to pass :func:`check_grid`."""
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return np.float32(corners)
+    pa = np.array([p[0] for p in pairs])
+    pb = np.array([p[1] for p in pairs])
+    unit = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
+    grid = unit.copy()                      # the corners in the first guess's board coordinates
+    h0 = _grid_homography(corners, layout)
+
+    def image(g):
+        return cv2.perspectiveTransform(np.float32(g)[None], h0)[0]
+    best = _twin_mean(frame, image(grid), layout, pa, pb)
+    for step in steps:
+        for _ in range(passes):
+            moved = False
+            for k in range(4):
+                for axis in (0, 1):
+                    for sign in (1, -1):
+                        g = grid.copy()
+                        g[k, axis] += sign * step
+                        score = _twin_mean(frame, image(g), layout, pa, pb)
+                        if score > best + 1e-4:
+                            best, grid, moved = score, g, True
+                            break
+            if not moved:
+                break
+    return image(grid)
+
+
+SCALES = (1.0, 0.97, 0.94, 0.91, 0.88, 0.85)
+
+
+def settle_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """From a quadrilateral found round the board (the field of spaces, or the whole board
+    with its edge when the edge does not stand out from the table) to the grid of spaces:
+    the size (1 to 0.85 of it) and the turn (which corner is the layout's top-left) where
+    the twin spaces look most alike, then :func:`refine_grid`. The turn is left as found
+    when the layout's pairs look the same turned round (the caller turns it otherwise)."""
+    pairs = twin_pairs(layout)
+    if len(pairs) < 8:
+        return np.float32(corners)
+    pa = np.array([p[0] for p in pairs])
+    pb = np.array([p[1] for p in pairs])
+    turns = [0] if _pairs_symmetric(layout, pairs) else (range(4) if layout.rows == layout.cols
+                                                         else (0, 2))
+    options = []
+    for s in SCALES:
+        base = shifted(corners, layout, 0, 0, s)
+        for k in turns:
+            c = np.roll(base, -k, axis=0)
+            options.append((_twin_mean(frame, c, layout, pa, pb), s, k, c))
+    options.sort(key=lambda o: -o[0])
+    best = None
+    for score, s, k, c in options[:2]:
+        r = refine_grid(frame, c, layout)
+        t = _twin_mean(frame, r, layout, pa, pb)
+        if best is None or t > best[0]:
+            best = (t, r)
+    return best[1]
+
+
+def pairs_tell_turn(layout: Layout) -> bool:
+    """Whether the layout's twin pairs alone say which way round the board lies."""
+    pairs = twin_pairs(layout)
+    return len(pairs) >= 8 and not _pairs_symmetric(layout, pairs)
+
+
+def twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> float:
+    """The mean likeness of the twin spaces under a grid (higher: the grid fits better)."""
+    pairs = twin_pairs(layout)
+    if not pairs:
+        return 0.0
+    return _twin_mean(frame, corners, layout, np.array([p[0] for p in pairs]),
+                      np.array([p[1] for p in pairs]))
+
+
+def _bare_spaces(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n,) spaces whose middle is not a smooth disc of a chip's colour."""
+    from .classify import _centre_spread, chip_colour, features
+    from .locate import straighten
+    from engine.observation import SpaceState
+    board = straighten(frame, corners, layout)
+    f = features(board, layout.rows, layout.cols)
+    spread = _centre_spread(board, layout.rows, layout.cols)
+    chip = [spread[i] < 14 and chip_colour(f.centre[i])[0] is not SpaceState.UNKNOWN
+            for i in range(layout.size)]
+    return ~np.array(chip)
+
+
+def best_turn(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """The corners turned so the twin spaces look most alike (unchanged when the layout's
+    pairs cannot tell the turn)."""
+    if not pairs_tell_turn(layout):
+        return np.float32(corners)
+    turns = range(4) if layout.rows == layout.cols else (0, 2)
+    options = [np.roll(np.float32(corners), -k, axis=0) for k in turns]
+    return max(options, key=lambda c: twin_mean(frame, c, layout))
