@@ -28,7 +28,8 @@ SUIT_SIZE = (16, 16)
 MIN_RANK_SCORE = 0.85
 MIN_RANK_MARGIN = 0.06
 MIN_SUIT_SCORE = 0.90
-MIN_SUIT_MARGIN = 0.005
+MIN_SUIT_MARGIN = 0.03
+ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
 
 
@@ -305,19 +306,22 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
     g = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
     mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
     Hh, Ww = mag.shape
-    # points along the border of a unit card (width 1/1.4, height 1), centred on 0
-    t = np.linspace(0, 1, 40, endpoint=False)
-    hw, hh = 0.5 / 1.4, 0.5
-    border = np.concatenate([np.stack([-hw + 2 * hw * t, -hh + 0 * t], 1),
-                             np.stack([hw + 0 * t, -hh + 2 * hh * t], 1),
-                             np.stack([hw - 2 * hw * t, hh + 0 * t], 1),
-                             np.stack([-hw + 0 * t, hh - 2 * hh * t], 1)]) * L
     ys, xs = np.nonzero(cm)
     k = np.linspace(0, len(xs) - 1, min(len(xs), 400)).astype(int)
     pts = np.stack([xs[k], ys[k]], 1).astype(np.float32)
-    corners = np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) * L
+    t = np.linspace(0, 1, 40, endpoint=False)
 
-    def search(centre, angles, steps, mag=mag):
+    def shape(aspect):
+        """Points along the border of the card and its corners (width L/aspect, height L)."""
+        hw, hh = 0.5 / aspect, 0.5
+        border = np.concatenate([np.stack([-hw + 2 * hw * t, -hh + 0 * t], 1),
+                                 np.stack([hw + 0 * t, -hh + 2 * hh * t], 1),
+                                 np.stack([hw - 2 * hw * t, hh + 0 * t], 1),
+                                 np.stack([-hw + 0 * t, hh - 2 * hh * t], 1)]) * L
+        return border, hw, hh, np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) * L
+
+    def search(centre, angles, steps, mag, aspect):
+        border, hw, hh, _ = shape(aspect)
         best_s, best = -1.0, None
         off = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)       # (k, 2)
         for a_deg in angles:
@@ -334,18 +338,23 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
             j = int(np.argmax(sc))
             if sc[j] > best_s:
                 best_s, best = float(sc[j]), (centre + off[j], a_deg)
-        return best
+        return best, best_s
 
     c0 = np.float32([cx, cy])
     soft = cv2.GaussianBlur(mag, (0, 0), max(1.5, 0.04 * L))
     mid = cv2.GaussianBlur(mag, (0, 0), max(1.0, 0.015 * L))
-    c, a = search(c0, np.arange(0, 180, 5), np.linspace(-0.18, 0.18, 7) * L, soft)
-    c, a = search(np.float32(c), np.arange(a - 4, a + 4.1, 2), np.linspace(-0.06, 0.06, 7) * L, mid)
-    c, a = search(np.float32(c), np.arange(a - 1.5, a + 1.6, 0.75),
-                  np.linspace(-0.02, 0.02, 5) * L, mag)
-    r = np.deg2rad(a)
-    best = (np.float32(c), np.float32([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]]))
-    c, R = best
+    (c, a), _ = search(c0, np.arange(0, 180, 5), np.linspace(-0.18, 0.18, 7) * L, soft, 1.45)
+    (c, a), _ = search(np.float32(c), np.arange(a - 4, a + 4.1, 2),
+                       np.linspace(-0.06, 0.06, 7) * L, mid, 1.45)
+    best, best_s = None, -1.0
+    for aspect in ASPECTS:             # the card's own shape: 63 x 88 mm, or narrower
+        (c2, a2), sc = search(np.float32(c), np.arange(a - 1.5, a + 1.6, 0.75),
+                              np.linspace(-0.025, 0.025, 5) * L, mag, aspect)
+        if sc > best_s:
+            r = np.deg2rad(a2)
+            R = np.float32([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+            best_s, best = sc, (np.float32(c2), R, shape(aspect)[3])
+    c, R, corners = best
     return np.float32(corners @ R.T + c)
 
 
