@@ -23,7 +23,7 @@ import numpy as np
 W, H = 150, 210                   # the straightened card
 CORNER = (0.3, 0.38)             # the index corner, as parts of the width and height
 RANK_SIZE = (14, 18)
-SUIT_SIZE = (16, 16)
+SUIT_SIZE = (20, 20)
 # Chosen on tuned families (benchmarks/cards.py --tune): see docs/cards.md.
 MIN_RANK_SCORE = 0.85
 MIN_RANK_MARGIN = 0.06
@@ -148,7 +148,8 @@ def rank_feature(rmask, aspect):
 
 
 def suit_feature(smask):
-    return _feature(smask, SUIT_SIZE)
+    f = np.append(_feature(smask, SUIT_SIZE), 0.5 * min(smask.shape[1] / max(smask.shape[0], 1), 2.0))
+    return f / np.linalg.norm(f)
 
 
 # ---------------------------------------------------------------- prototypes --------------
