@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if frame is None:
         raise UserError(f"{args.image}: cannot read it as an image")
     if args.cards:
-        from .read_cards import print_cards
+        from ._read_cards import print_cards
         return print_cards(frame, args.image, args.json)
     layout = builtin_layout(args.edition)
     cal = None

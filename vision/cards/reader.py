@@ -396,6 +396,16 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
     return out
 
 
+def _edge_score(img: np.ndarray, quad: np.ndarray) -> float:
+    g = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    pts = np.concatenate([quad[k] + (quad[(k + 1) % 4] - quad[k]) * np.linspace(0, 1, 40)[:, None]
+                          for k in range(4)])
+    x = np.clip(pts[:, 0].astype(int), 0, g.shape[1] - 1)
+    y = np.clip(pts[:, 1].astype(int), 0, g.shape[0] - 1)
+    return float(np.median(mag[y, x]))
+
+
 def find_cards(img: np.ndarray, read: bool = True) -> list[CardReading]:
     """Every card-shaped paper part in a picture, read (``seqboard read --cards``)."""
     n, lab = _paper_parts(img)
@@ -409,6 +419,16 @@ def find_cards(img: np.ndarray, read: bool = True) -> list[CardReading]:
         quad = _card_quad(closed, None)
         if quad is None:
             continue
+        side = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+        filled = np.zeros_like(closed)
+        cv2.fillPoly(filled, [np.int32(quad)], 1)
+        # the paper part stops short of the card's edge: fit a few sizes, keep the one that
+        # lies best on the edges
+        fits = [_fit_rect(img, filled & closed, float(side) * f) for f in (1.0, 1.04, 1.08, 1.12)]
+        fits = [q for q in fits if q is not None]
+        if not fits:
+            continue
+        quad = max(fits, key=lambda q: _edge_score(img, q))
         r = read_straight(straighten(img, quad)) if read else CardReading(None)
         r.quad = quad
         out.append(r)
