@@ -302,7 +302,7 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
     bp = cv2.boxPoints(rect)
     ang0 = float(np.degrees(np.arctan2(bp[1, 1] - bp[0, 1], bp[1, 0] - bp[0, 0])))
     L = card_px or max(w0, h0)
-    if cv2.contourArea(c) < 0.15 * L * L / 1.4:
+    if cv2.contourArea(c) < 0.05 * L * L / 1.4:
         return None
     g = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
     mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
@@ -366,10 +366,15 @@ def find_new_card(after: np.ndarray, before: np.ndarray | None = None,
     if before is None:
         found = find_cards(after, read=False)
         return found[0].quad if found else None
+    quads = _new_card_quads(after, before, card_px)
+    return max(quads, key=lambda q: _edge_score(after, q)) if quads else None
+
+
+def _new_card_quads(after, before, card_px):
     diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0), cv2.GaussianBlur(before, (5, 5), 0))
     changed = diff.max(axis=2) > 25
     if changed.sum() < 50:
-        return None
+        return []
     g = cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)
     top = float(np.percentile(g[changed], 95))
     bright = g > 0.6 * top
@@ -378,22 +383,47 @@ def find_new_card(after: np.ndarray, before: np.ndarray | None = None,
     cm = cv2.morphologyEx(cm, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(cm)
     if n <= 1:
-        return None
-    # the new card: the changed part with the most paper in it (a hand has little)
+        return []
+    # the new card: the changed part with the most paper in it (a hand has little); the
+    # search holds that part, or only its paper (an arm touching the card is not paper)
     paper = np.bincount(lab[bright], minlength=n)
     i = 1 + int(np.argmax(paper[1:]))
-    return _fit_rect(after, lab == i, card_px)
+    return new_card_candidates(after, lab == i, bright, card_px)
+
+
+def new_card_candidates(after, part, bright, card_px):
+    """Rectangles for the new card: fitted on the changed part, and on its paper only."""
+    return [q for q in (_fit_rect(after, part, card_px), _fit_rect(after, part & bright, card_px))
+            if q is not None]
 
 
 def read_pile(after: np.ndarray, before: np.ndarray | None = None,
               card_px: float | None = None) -> CardReading:
-    """Find and read the new top card of a pile picture."""
-    quad = find_new_card(after, before, card_px)
-    if quad is None:
+    """Find and read the new top card of a pile picture. With ``before``, each rectangle the
+    finder proposes is read; a card is named only if the ones read surely agree."""
+    if before is None:
+        quad = find_new_card(after, None, card_px)
+        if quad is None:
+            return CardReading(None, reason="no new card found")
+        out = read_straight(straighten(after, quad))
+        out.quad = quad
+        return out
+    quads = _new_card_quads(after, before, card_px)
+    if not quads:
         return CardReading(None, reason="no new card found")
-    out = read_straight(straighten(after, quad))
-    out.quad = quad
-    return out
+    reads = []
+    for q in quads:
+        r = read_straight(straighten(after, q))
+        r.quad = q
+        reads.append(r)
+    known = [r for r in reads if r.code]
+    if not known:
+        return max(reads, key=lambda r: _edge_score(after, r.quad))
+    if len({r.code for r in known}) > 1:
+        return CardReading(None, quad=known[0].quad,
+                           reason="the card's outline is doubtful: it reads "
+                                  + " or ".join(sorted({r.code for r in known})))
+    return known[0]
 
 
 def _edge_score(img: np.ndarray, quad: np.ndarray) -> float:
