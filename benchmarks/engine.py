@@ -2,9 +2,16 @@
 the incremental sequence check after a placement.
 
     python benchmarks/engine.py            # human-readable
-    python benchmarks/engine.py --json     # {"classic_random_games_per_s": ..., "sequence_check_us": ...,
+    python benchmarks/engine.py --json     # {"classic_random_games_per_s": ...,
+                                           #  "classic_legal_moves_games_per_s": ...,
+                                           #  "sequence_check_us": ...,
                                            #  "greedy_vs_random_win_rate": ...,
                                            #  "stacks_random_games_per_s": ...}
+
+``classic_random_games_per_s``: games between the random players (engine/players.py), which
+look at one card at a time. ``classic_legal_moves_games_per_s``: games whose every move is
+picked uniformly from ``Game.legal_moves()`` and played with ``Game.push`` (which checks
+it), as players that look at every move do. Floors (issue 20): 900 and 800 on one core.
 """
 
 from __future__ import annotations
@@ -34,6 +41,20 @@ def random_games_per_s(seconds: float, edition: str = "classic") -> tuple[float,
     return n / (time.perf_counter() - start), turns / max(n, 1)
 
 
+def legal_moves_games_per_s(seconds: float, edition: str = "classic") -> tuple[float, float]:
+    """Full 2-player games, every move drawn uniformly from Game.legal_moves()."""
+    n = turns = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        g = Game(edition, 2, rng=random.Random(n))
+        pick = random.Random(n + 1_000_003).choice
+        while not g.over and len(g.history) < 2000:
+            g.push(pick(g.legal_moves()))
+        n += 1
+        turns += len(g.history)
+    return n / (time.perf_counter() - start), turns / max(n, 1)
+
+
 def greedy_vs_random(games: int = 100) -> float:
     """Share of 2-player classic games the greedy player wins against the random one,
     seats swapped every other game (a drawn game counts as not won)."""
@@ -49,7 +70,7 @@ def greedy_vs_random(games: int = 100) -> float:
 
 
 def sequence_check_us(samples: int = 200_000) -> float:
-    """Mean time of Board.place (with its sequence check) on mid-game boards, and undoing it."""
+    """Mean time of Board.gain (which sequences a chip would complete) on mid-game boards."""
     rng = random.Random(1)
     boards = []
     for k in range(50):
@@ -64,10 +85,10 @@ def sequence_check_us(samples: int = 200_000) -> float:
         b = rng.choice(boards)
         empty = [i for i, c in enumerate(b.cells) if c == EMPTY]
         picks.append((b, rng.choice(empty), rng.randrange(2)))
-    # time place + restoring the cell directly, minus the cost of the loop and the restore
+    # time the check of what a chip would complete, minus the cost of the loop
     start = time.perf_counter()
     for b, i, t in picks:
-        d = b._delta(i, t + 1)
+        d = b.gain(i, t)
     total = time.perf_counter() - start
     start = time.perf_counter()
     for b, i, t in picks:
@@ -110,11 +131,15 @@ def main() -> None:
     args = ap.parse_args()
     print("playing random 2-player classic games ...", file=sys.stderr)
     gps, turns = random_games_per_s(args.seconds)
+    print("playing 2-player classic games of uniformly drawn legal moves ...", file=sys.stderr)
+    lgps, lturns = legal_moves_games_per_s(args.seconds)
     print("timing the sequence check ...", file=sys.stderr)
     us = sequence_check_us()
     print("greedy against random, 100 games ...", file=sys.stderr)
     gvr = greedy_vs_random(100)
     out = {"classic_random_games_per_s": round(gps, 1), "classic_turns_per_game": round(turns, 1),
+           "classic_legal_moves_games_per_s": round(lgps, 1),
+           "classic_legal_moves_turns_per_game": round(lturns, 1),
            "sequence_check_us": round(us, 3), "greedy_vs_random_win_rate": round(gvr, 3)}
     print("playing random 2-player STACKS games ...", file=sys.stderr)
     out["stacks_random_games_per_s"] = round(stacks_random_games_per_s(args.seconds), 1)

@@ -18,7 +18,8 @@ hands come and go.
     python benchmarks/vision.py --json             # {"space_accuracy": ..., "board_accuracy": ...,
                                                    #  "ms_per_frame_720p": ..., "by_condition": {...}}
     python benchmarks/vision.py --frames 100       # a quicker, smaller set
-    python benchmarks/vision.py --quick --json     # a few frames of everything (for tests)
+    python benchmarks/vision.py --quick --json     # a few frames of everything, one short
+                                                   # filmed game (for tests)
 
 The held-out figures (``heldout_*``, ``calibration_*``, ``uncalibrated_space_accuracy``) are
 measured on scenes drawn in looks of held-out families (vision/looks.py; docs/vision.md):
@@ -39,6 +40,10 @@ a few per cent from frame to frame.
   quarter of a space at some corner or turned the wrong way.
 - ``uncalibrated_space_accuracy``: frames without a hand read without any calibration.
 A scene whose calibration is refused still has its frames scored, all of them wrong.
+
+It also prints the filmed-game figures of ``benchmarks/video.py`` (``video_phantom_moves``,
+``video_missed_moves``, ``video_moves_caught_up``, ``video_games_recovered``, ...):
+``--video-games N`` games (default 10; 0 leaves them out), ``--video-quick`` one short game.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ import time
 from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -274,10 +280,15 @@ def main(argv=None) -> int:
                     help="held-out empty-board scenes calibrated (default 200)")
     ap.add_argument("--quick", action="store_true",
                     help="a few frames of everything: the figures are rough, for tests")
+    ap.add_argument("--video-games", type=int, default=10,
+                    help="filmed games refereed by benchmarks/video.py (default 10; 0: none)")
+    ap.add_argument("--video-quick", action="store_true",
+                    help="one short filmed game instead (what the test suite runs)")
     args = ap.parse_args(argv)
     if args.quick:
         args.frames, args.timed, args.scenes = 20, 5, 2
         args.scene_frames, args.calibrations = 3, 2
+        args.video_quick = True
     cv2.setNumThreads(1)                      # one core, as the issue asks
 
     def progress(done, total, what="reading frames"):
@@ -312,6 +323,8 @@ def main(argv=None) -> int:
                              "frames": v["frames"]} for k, v in by.items()},
     }
     result.update({k: v for k, v in held.items() if not k.startswith("_")})
+    if args.video_games > 0 or args.video_quick:
+        result.update(video_figures(args.video_games, args.seed, args.video_quick))
     if args.json:
         print(json.dumps(result))
         return 0
@@ -333,7 +346,25 @@ def main(argv=None) -> int:
     for name, t in (("1280 x 720", t720), ("1920 x 1080", t1080)):
         print(f"{name}: {t['ms']:.2f} ms per calibrated frame (classify {t['classify_ms']:.2f} ms); "
               f"finding the board without calibration {t['locate_ms']:.1f} ms")
+    for k, v in result.items():
+        if k.startswith("video_"):
+            print(f"{k}: {v}")
     return 0
+
+
+def video_figures(games: int, seed: int, quick: bool) -> dict:
+    """The filmed-game figures of benchmarks/video.py (see its docstring)."""
+    import tempfile
+    from pathlib import Path
+
+    import video  # benchmarks/video.py, beside this file
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="seqboard-video-") as tmp:
+        totals = video.run(1 if quick else games, seed, Path(tmp), quick, progress)
+    return video.figures(totals)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ class Options:
     #: Table-talk rule (001; optional in 004): when told of table talk, every member of
     #: that team discards one card of their choice.
     table_talk_penalty: bool = True
-    #: How many spaces two sequences of one team may share (open point; books say one).
+    #: How many spaces a new sequence may share with each earlier sequence of its team
+    #: (open point; the books say one).
     max_shared_spaces: int = 1
     #: Override of the edition's sequences needed to win (None: the edition's rule).
     sequences_to_win: int | None = None

@@ -123,6 +123,19 @@ class Layout:
         return "\n".join(out) + "\n"
 
 
+MAX_SIDE = 26                    # rows and columns: a space is named by a letter a-z
+
+
+def _q(text: str, limit: int = 40) -> str:
+    """A piece of the user's file quoted for an error line: escapes shown, cut short."""
+    r = repr(text[:limit])
+    return r + ("..." if len(text) > limit else "")
+
+
+def _safe(sym: str) -> str:
+    return sym if sym.isprintable() and len(sym) <= 40 else _q(sym)
+
+
 def parse_layout(text: str, source: str = "<layout>", *, symbols: Iterable[str] | None = None,
                  copies: int | None = None, rows: int | None = None,
                  cols: int | None = None) -> Layout:
@@ -147,21 +160,26 @@ def parse_layout(text: str, source: str = "<layout>", *, symbols: Iterable[str] 
         if line.startswith("%"):
             parts = line[1:].split()
             if len(parts) != 2:
-                raise LayoutError(f"{source} line {lineno}: a directive is '% key value', got {line!r}")
+                raise LayoutError(f"{source} line {lineno}: a directive is '% key value', got {_q(line)}")
             key, value = parts
             if key == "free":
                 free_symbol = value
             elif key == "verified":
                 if value not in ("yes", "no"):
-                    raise LayoutError(f"{source} line {lineno}: '% verified' takes yes or no, got {value!r}")
+                    raise LayoutError(f"{source} line {lineno}: '% verified' takes yes or no, got {_q(value)}")
                 verified = value == "yes"
             else:
-                raise LayoutError(f"{source} line {lineno}: unknown directive {key!r} (known: free, verified)")
+                raise LayoutError(f"{source} line {lineno}: unknown directive {_q(key)} (known: free, verified)")
             continue
         grid.append((lineno, line.split("#", 1)[0].split()))
     if not grid:
         raise LayoutError(f"{source}: no board rows")
+    if len(grid) > MAX_SIDE:
+        raise LayoutError(f"{source} line {grid[MAX_SIDE][0]}: more than {MAX_SIDE} rows")
     want_cols = cols if cols is not None else len(grid[0][1])
+    if not 1 <= want_cols <= MAX_SIDE:
+        raise LayoutError(f"{source} line {grid[0][0]}: {want_cols} spaces in a row, "
+                          f"expected 1 to {MAX_SIDE}")
     for lineno, row in grid:
         if len(row) != want_cols:
             raise LayoutError(f"{source} line {lineno}: {len(row)} spaces in this row, expected {want_cols}")
@@ -179,7 +197,7 @@ def parse_layout(text: str, source: str = "<layout>", *, symbols: Iterable[str] 
                 free.add(idx)
                 continue
             if allowed is not None and sym not in allowed:
-                raise LayoutError(f"{source} line {lineno}: unknown symbol {sym!r}")
+                raise LayoutError(f"{source} line {lineno}: unknown symbol {_q(sym)}")
             counts[sym] = counts.get(sym, 0) + 1
             first_line.setdefault(sym, lineno)
     if copies is not None:
@@ -194,7 +212,7 @@ def parse_layout(text: str, source: str = "<layout>", *, symbols: Iterable[str] 
                                   f"{', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}")
     elif len(set(counts.values())) > 1:
         sym = min(counts, key=lambda s: (counts[s], s))
-        raise LayoutError(f"{source} line {first_line[sym]}: {sym} appears {counts[sym]} times, "
+        raise LayoutError(f"{source} line {first_line[sym]}: {_safe(sym)} appears {counts[sym]} times, "
                           f"but other symbols appear {max(counts.values())} times")
     name = Path(source).stem if source != "<layout>" else "custom"
     return Layout(name=name, rows=len(grid), cols=want_cols, symbols=tuple(flat),
@@ -210,14 +228,32 @@ def builtin_layout_text(name: str) -> str:
         raise LayoutError(f"no built-in layout named {name!r}") from None
 
 
+MAX_LAYOUT_BYTES = 64 * 1024     # a 10 x 10 layout with comments is ~1 kB
+
+
+def read_capped_text(p: Path, cap: int, what: str, error=LayoutError) -> str:
+    """The UTF-8 text of a regular file of at most ``cap`` bytes: reads ``cap + 1`` bytes
+    at most, so a device (``/dev/zero``), a pipe or a huge file costs nothing."""
+    import os
+    import stat
+    try:
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise error(f"{p}: not a regular file: a {what} must be a text file")
+        with open(p, "rb") as f:
+            data = f.read(cap + 1)
+    except OSError as exc:
+        raise error(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
+    if len(data) > cap:
+        raise error(f"{p}: larger than {cap} bytes: not a {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{p}: {what} is not UTF-8 text (byte {exc.start})") from None
+
+
 def read_layout_text(path_or_name: str) -> tuple[str, str]:
     """(text, source) of a built-in layout name or a file path."""
     if "/" in path_or_name or path_or_name.endswith(".txt"):
-        p = Path(path_or_name)
-        try:
-            return p.read_text("utf-8"), str(p)
-        except OSError as exc:
-            raise LayoutError(f"{p}: cannot read layout: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise LayoutError(f"{p}: layout is not UTF-8 text") from None
+        p = Path(path_or_name).expanduser()
+        return read_capped_text(p, MAX_LAYOUT_BYTES, "layout"), str(p)
     return builtin_layout_text(path_or_name), f"layouts/{path_or_name}.txt"

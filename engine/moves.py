@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .board import Sequence, parse_five
 from .errors import RecordError
 from .layout import parse_space, space_name
 
@@ -18,11 +19,17 @@ class Move:
     and take the chip off ``space``; ``dead``: trade the dead ``card`` for a new one (before
     playing, at most once a turn); ``pass``: no legal play at all. ``card`` is None when a
     referee saw the chip but not the card.
+
+    ``five``: when a placement completes a line longer than a sequence (or several lines),
+    the sets of spaces the team names as its new sequence(s), each sorted; empty for the
+    default choice (:meth:`engine.board.Board.options`). Text: ``place JD f4 five b4-f4``
+    (each set by its two ends); JSON: ``"five": [["b4", "c4", "d4", "e4", "f4"]]``.
     """
 
     action: str
     card: str | None = None
     space: int | None = None
+    five: tuple[tuple[int, ...], ...] = ()
 
     def text(self, cols: int = 10) -> str:
         parts = [self.action]
@@ -32,18 +39,31 @@ class Move:
             parts.append("?")
         if self.space is not None:
             parts.append(space_name(self.space, cols))
+        if self.five:
+            parts.append("five")
+            parts.extend(f"{space_name(f[0], cols)}-{space_name(f[-1], cols)}" for f in self.five)
         return " ".join(parts)
 
     __str__ = text
 
     @classmethod
     def parse(cls, text: str, rows: int = 10, cols: int = 10) -> "Move":
-        """``"place 5H c4"``, ``"remove JS d7"``, ``"dead 5H"``, ``"pass"``; ``?`` for an unknown card."""
+        """``"place 5H c4"``, ``"remove JS d7"``, ``"dead 5H"``, ``"pass"``; ``?`` for an
+        unknown card; ``"place JD f4 five b4-f4"`` names the five of a longer line."""
         parts = text.split()
         if not parts or parts[0] not in ACTIONS:
             raise RecordError(f"not a move: {text!r} (expected place, remove, dead or pass)")
         action = parts[0]
         want = {"place": 3, "remove": 3, "dead": 2, "pass": 1}[action]
+        five: tuple[tuple[int, ...], ...] = ()
+        if action == "place" and len(parts) > want and parts[want] == "five":
+            if len(parts) == want + 1:
+                raise RecordError(f"move {text!r}: 'five' needs the spaces, e.g. five b4-f4")
+            try:
+                five = tuple(parse_five(p, rows, cols) for p in parts[want + 1:])
+            except ValueError as exc:
+                raise RecordError(f"move {text!r}: {exc}") from None
+            parts = parts[:want]
         if len(parts) != want:
             raise RecordError(f"move {text!r}: {action} takes {want - 1} argument(s)")
         card = None if want < 2 or parts[1] == "?" else parts[1]
@@ -53,12 +73,14 @@ class Move:
                 space = parse_space(parts[2], rows, cols)
             except ValueError as exc:
                 raise RecordError(f"move {text!r}: {exc}") from None
-        return cls(action, card, space)
+        return cls(action, card, space, five)
 
     def to_json(self, cols: int = 10) -> dict:
         d: dict = {"action": self.action, "card": self.card}
         if self.space is not None:
             d["space"] = space_name(self.space, cols)
+        if self.five:
+            d["five"] = [[space_name(s, cols) for s in f] for f in self.five]
         return d
 
     @classmethod
@@ -83,7 +105,29 @@ class Move:
                 raise RecordError(str(exc)) from None
         elif action == "dead" and not isinstance(card, str):
             raise RecordError("a dead-card trade needs its 'card'")
-        return cls(action, card, space)
+        five = _five_from_json(obj.get("five"), action, rows, cols)
+        return cls(action, card, space, five)
+
+
+def _five_from_json(val, action: str, rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    """``"five"`` of a move's JSON: a list of sets, each a list of space names or "b4-f4"."""
+    if val is None:
+        return ()
+    if action != "place" or not isinstance(val, list) or not val:
+        raise RecordError("'five' is a non-empty list of the spaces of a placement's "
+                          "sequence(s), e.g. [[\"b4\", \"c4\", \"d4\", \"e4\", \"f4\"]]")
+    out = []
+    for f in val:
+        try:
+            if isinstance(f, str):
+                out.append(parse_five(f, rows, cols))
+            elif isinstance(f, list) and f and all(isinstance(n, str) for n in f):
+                out.append(tuple(sorted({parse_space(n, rows, cols) for n in f})))
+            else:
+                raise RecordError(f"'five': {f!r} is not a list of space names")
+        except ValueError as exc:
+            raise RecordError(f"'five': {exc}") from None
+    return tuple(out)
 
 
 #: Violation rules a referee names, with the words shown to players.
@@ -102,6 +146,9 @@ RULES = {
     "several_changes": "several chips changed at once",
     "game_over": "the game is already over",
     "not_proposed": "not the move the computer player chose",
+    "white_off_sequence": "a white chip off a completed sequence",
+    "not_dead": "a card traded as dead that is not dead",
+    "confirm_catch_up": "missed moves found: a person confirms them",
 }
 
 
@@ -109,10 +156,13 @@ RULES = {
 class Verdict:
     """The referee's answer to one stable observation of the board.
 
-    ``kind`` is ``no_change``, ``placement``, ``removal``, ``takeback`` or ``violation``.
-    A legal move carries the team and player who made it, the space, the cards that could
-    explain it, the sequences it completed and the winner if it won. A violation names its
-    ``rule`` (a key of :data:`RULES`) and the ``spaces`` at fault.
+    ``kind`` is ``no_change``, ``placement``, ``removal``, ``takeback``, ``choice`` or
+    ``violation``. A legal move carries the team and player who made it, the space, the
+    cards that could explain it, the sequences it completed (``new_sequences``, and
+    ``made``: the :class:`~engine.board.Sequence` s themselves) and the winner if it won.
+    A ``choice`` is the team showing, with white chips, other five for the sequence(s) its
+    last placement made: ``made`` holds them, ``spaces`` the placement's space. A
+    violation names its ``rule`` (a key of :data:`RULES`) and the ``spaces`` at fault.
     """
 
     kind: str
@@ -125,6 +175,7 @@ class Verdict:
     winner: int | None = None
     message: str = ""
     extra: dict = field(default_factory=dict, compare=False)
+    made: tuple[Sequence, ...] = field(default=(), compare=False)
 
     @property
     def is_move(self) -> bool:

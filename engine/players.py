@@ -26,13 +26,20 @@ class RandomPlayer:
     def choose(self, game: Game) -> Move:
         rng = self.rng
         hand = game.hands[game.current]
+        cells = game.board.cells
+        spaces_of = game._spaces_of
+        table = game._moves
         if not game.dead_traded:
             for card in hand:
-                if game.is_dead(card):
-                    return Move("dead", card)
+                sp = spaces_of.get(card)
+                if sp:
+                    for s in sp:
+                        if cells[s] == EMPTY:
+                            break
+                    else:
+                        return table.dead_move(card)
         order = list(range(len(hand)))
         rng.shuffle(order)
-        cells = game.board.cells
         size = len(cells)
         for idx in order:
             card = hand[idx]
@@ -40,19 +47,19 @@ class RandomPlayer:
                 for _ in range(24):
                     s = rng.randrange(size)
                     if cells[s] == EMPTY:
-                        return Move("place", card, s)
+                        return table.wild[card][s]
                 empty = [i for i, c in enumerate(cells) if c == EMPTY]
                 if empty:
-                    return Move("place", card, rng.choice(empty))
+                    return table.wild[card][rng.choice(empty)]
             elif card in game._remove:
-                targets = game.targets(card)
+                targets = game.removable()
                 if targets:
-                    return Move("remove", card, rng.choice(targets))
+                    return table.remove[card][rng.choice(targets)]
             else:
-                spaces = [s for s in game._spaces_of.get(card, ()) if cells[s] == EMPTY]
-                if spaces:
-                    return Move("place", card, spaces[0] if len(spaces) == 1 else rng.choice(spaces))
-        return Move("pass")
+                moves = [m for s, m in table.place.get(card, ()) if cells[s] == EMPTY]
+                if moves:
+                    return moves[0] if len(moves) == 1 else rng.choice(moves)
+        return table.pass_
 
 
 class GreedyPlayer:

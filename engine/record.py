@@ -22,7 +22,8 @@ from .observation import Observation
 from .referee import Referee
 
 VERSION = 1
-TYPES = ("setup", "move", "observation", "verdict", "event", "end", "action")   # action: STACKS
+TYPES = ("setup", "move", "observation", "verdict", "event", "end", "action",  # action: STACKS
+         "edit")
 EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note")
 
 
@@ -279,6 +280,10 @@ def replay(parsed: ParsedRecord, with_cells: bool = False) -> ReplayResult:
                         raise RecordError(f"line {line}: table_talk needs a valid 'team'")
                     ref.note_table_talk(team)
                     steps.append(Step(line, "table_talk", True, f"table talk: team {team + 1} discards"))
+            elif t == "edit":
+                changed = apply_edit(ref, entry, line)
+                steps.append(Step(line, "edit", True, f"{entry.get('reason') or 'position edit'}: "
+                                  f"{', '.join(changed) or 'nothing'} changed"))
             elif t == "end":
                 winner = entry.get("winner")
                 ok = winner == ref.winner and (game is None or game.winner == winner)
@@ -302,6 +307,33 @@ def replay(parsed: ParsedRecord, with_cells: bool = False) -> ReplayResult:
         result = "unfinished"
     return ReplayResult(steps, ref.winner, ref.over or bool(game and game.over), result,
                         parsed.stopped, all_ok, ref, game)
+
+
+def apply_edit(ref: Referee, entry: dict, line: int = 0) -> list[str]:
+    """Set the referee's board to an ``edit`` line's ``board`` (rows as in observation
+    lines; ``?`` and ``W`` keep what the board has); the names of the spaces changed.
+    (A minimal reader of the line the app writes when a person takes the board as it
+    stands; the turn does not change.)"""
+    try:
+        obs = Observation.from_json(entry)
+    except EngineError as exc:
+        raise RecordError(f"line {line}: bad edit board: {exc}") from None
+    if (obs.rows, obs.cols) != (ref.layout.rows, ref.layout.cols):
+        raise RecordError(f"line {line}: edit board is {obs.rows} x {obs.cols}")
+    board = ref.board
+    changed = []
+    for i, st in enumerate(obs.states):
+        c = board.cells[i]
+        if c < 0 or not (st.value == "." or st.value in ref.colours):
+            continue
+        want = 0 if st.value == "." else ref.colours.index(st.value) + 1
+        if want != c:
+            if c > 0:
+                board.remove(i)
+            if want > 0:
+                board.place(i, want - 1)
+            changed.append(ref.layout.space_name(i))
+    return changed
 
 
 def _rebuild(setup: dict, moves: list[tuple[Move, bool]]) -> Game:

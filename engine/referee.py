@@ -15,7 +15,7 @@ from collections import Counter
 
 from .board import EMPTY, Board
 from .editions import Edition, Options, get_edition
-from .errors import EngineError
+from .errors import EngineError, IllegalMoveError
 from .game import builtin_layout
 from .layout import Layout
 from .moves import RULES, Move, Verdict
@@ -50,6 +50,10 @@ class Referee:
         self.winner: int | None = None
         self.over = False
         self.last_cleared: int | None = None
+        #: (space, how many) of the sequences the last move made, while the team may still
+        #: show other five with white chips (until the next move)
+        self.last_made: tuple[int, int] | None = None
+        self.dead_traded = False            # a dead card traded this turn
         self.moves: list[tuple[int, Move]] = []
         self._undo: list[tuple] = []
         deck = self.edition.deck()
@@ -106,9 +110,9 @@ class Referee:
                               f"{self.layout.rows} x {self.layout.cols}")
         added, removed, changed = self._diff(obs, self.board.cells)
         if not (added or removed or changed):
-            return Verdict("no_change", message="no change")
+            return self._whites(obs)
         verdict = self._judge(obs, added, removed, changed)
-        if verdict.kind == "violation" and self._undo and self._matches(obs, self._undo[-1][0]):
+        if verdict.kind == "violation" and self._undo and self._matches(obs, self._undo[-1][0][0]):
             # Back to the position before the last move, and no legal move explains it: a
             # takeback. (The last chip taken off again is read as the next team's removal
             # when that is legal: the undo button takes it back.)
@@ -141,7 +145,10 @@ class Referee:
         if len(removed) >= 2:
             return self._violation("several_changes", removed)
         if added:
-            return self._placement(added[0], obs[added[0]])
+            return self._placement(added[0], obs[added[0]], white=self._white(obs))
+        off = sorted(i for i in self._white(obs) if not self.board.is_locked(i))
+        if off and self.board.cells[removed[0]] - 1 != self.team:
+            return self._violation("white_off_sequence", off)
         return self._removal(removed[0])
 
     def _diff(self, obs: Observation, cells: list[int]) -> tuple[list[int], list[int], list[int]]:
@@ -163,7 +170,8 @@ class Referee:
         a, r, c = self._diff(obs, cells)
         return not (a or r or c)
 
-    def _placement(self, s: int, st: SpaceState, card: str | None = None) -> Verdict:
+    def _placement(self, s: int, st: SpaceState, card: str | None = None,
+                   white: set[int] | None = None, five: tuple = ()) -> Verdict:
         team = self.team
         if s == self.last_cleared and self.moves:
             last_team = self.moves[-1][0] % self.n_teams
@@ -176,7 +184,98 @@ class Referee:
         sym = self.layout.symbols[s]
         if card is None and self.options.check_card_supply and not self._supply_ok(sym):
             return self._violation("no_card_left", [s], extra=f" ({sym}: every copy and every wild already played)")
-        return self._apply(Move("place", card, s))
+        five = five or ()
+        if white:
+            shown = self._five_shown(s, team, white)
+            if isinstance(shown, Verdict):
+                return shown
+            five = shown or five
+        elif five:
+            why = self.board.choice_error(s, team, five)
+            if why:
+                raise EngineError(f"five named for {self.layout.space_name(s)}: {why}")
+        return self._apply(Move("place", card, s, five))
+
+    # --- white chips: the five a team shows --------------------------------------------------
+    def _white(self, obs: Observation) -> set[int]:
+        """Spaces read as a chip flipped to its white side."""
+        return {i for i, st in enumerate(obs.states) if st is SpaceState.WHITE}
+
+    def _five_shown(self, s: int, team: int, white: set[int]):
+        """The choice of five that white chips show for a chip of ``team`` on ``s``: () when
+        they show nothing new, a tuple of sets of spaces, or the violation (a white chip
+        that no sequence explains)."""
+        b = self.board
+        off = {i for i in white if not (b.locked >> i) & 1}
+        if not off:
+            return ()
+        opts = b.options(s, team)
+        for o in opts:
+            if off <= {c for q in o for c in q.spaces}:
+                return tuple(q.spaces for q in o)
+        return self._violation("white_off_sequence", sorted(off))
+
+    def _whites(self, obs: Observation) -> Verdict:
+        """An observation with no chip changed: white chips off the sequences either show
+        the five the last placement's team chooses, or are a violation."""
+        b = self.board
+        white = self._white(obs)
+        off = sorted(i for i in white if not (b.locked >> i) & 1)
+        if not off:
+            return Verdict("no_change", message="no change")
+        if self.last_made is not None:
+            s, n = self.last_made
+            base = 0
+            for q in b.sequences[:-n]:
+                for c in q.spaces:
+                    base |= 1 << c
+            want = {i for i in white if not (base >> i) & 1}
+            for o in self._alternatives(s, n):
+                if want <= {c for q in o for c in q.spaces}:
+                    return self._choose(o, "the five shown in white")
+        return self._violation("white_off_sequence", off)
+
+    def choose_five(self, five: tuple[tuple[int, ...], ...]) -> Verdict:
+        """The team of the last placement names the five of the sequence(s) it made (by
+        other means than white chips: typed in, or the page). Raises EngineError when the
+        last move made no sequence or could not have made those."""
+        if self.last_made is None:
+            raise EngineError("the last move made no sequence: there is no five to choose")
+        s, n = self.last_made
+        opts = self._alternatives(s, n)
+        want = [tuple(sorted(f)) for f in five]
+        for o in opts:
+            if all(w in {q.spaces for q in o} for w in want):
+                return self._choose(o, "the five named")
+        cols = self.layout.cols
+        raise EngineError("not five the last placement could make; it could make: " +
+                          "; ".join(" ".join(q.text(cols) for q in o) for o in opts))
+
+    def _choose(self, option, how: str) -> Verdict:
+        """Make ``option`` the sequences of the last placement (a ``choice`` verdict)."""
+        b = self.board
+        s, n = self.last_made
+        player, move = self.moves[-1]
+        team = player % self.n_teams
+        chosen = tuple(q.spaces for q in option)
+        if tuple(b.sequences[-n:]) != tuple(option):
+            b.rechoose(n, chosen, s)
+        self.moves[-1] = (player, Move(move.action, move.card, move.space, chosen))
+        made = tuple(b.sequences[-n:])
+        words = ", ".join(q.text(self.layout.cols) for q in made)
+        return Verdict("choice", spaces=(s,), team=team, player=player, made=made,
+                       message=f"{self.colour_name(team)} chooses {how}: {words}")
+
+    def _alternatives(self, s: int, n: int) -> list:
+        """The choices the last placement (on ``s``, ``n`` sequences made) had."""
+        b = self.board.copy()
+        team = b.sequences[-1].team
+        del b.sequences[-n:]
+        del b._seq_masks[-n:]
+        b.counts[team] -= n
+        b._relock()
+        b.poke(s, EMPTY)
+        return b.options(s, team)
 
     def _removal(self, s: int, card: str | None = None) -> Verdict:
         owner = self.board.cells[s] - 1
@@ -199,7 +298,11 @@ class Referee:
         if self.over:
             return self._violation("game_over", [move.space] if move.space is not None else [])
         if move.action == "dead":
-            self.note_dead_card(move.card)
+            try:
+                self.note_dead_card(move.card)
+            except IllegalMoveError as exc:
+                return Verdict("violation", team=self.team, player=self.current,
+                               rule="not_dead", message=f"illegal: {exc}")
             return Verdict("no_change", message=f"dead card {move.card} traded")
         if move.action == "pass":
             return self._apply(move)
@@ -214,22 +317,23 @@ class Referee:
             if move.card is not None and move.card not in self._wild \
                     and move.card != self.layout.symbols[s]:
                 raise EngineError(f"{move.card} does not match {self.layout.space_name(s)}")
-            return self._placement(s, SpaceState(self.colours[self.team]), move.card)
+            return self._placement(s, SpaceState(self.colours[self.team]), move.card,
+                                   five=move.five)
         if self.board.cells[s] <= 0:
             raise EngineError(f"there is no chip on {self.layout.space_name(s)}")
         return self._removal(s, move.card)
 
     def _apply(self, move: Move) -> Verdict:
         team, player = self.team, self.current
-        snapshot = (self.board.cells[:], self.board.counts[:], self.current, self.winner,
-                    self.over, self.last_cleared, self._played.copy(), self._removals,
-                    self._since_shuffle, self._deck_left, self._wild_known)
+        snapshot = (self.board.snapshot(), self.last_made, self.dead_traded, self.current,
+                    self.winner, self.over, self.last_cleared, self._played.copy(),
+                    self._removals, self._since_shuffle, self._deck_left, self._wild_known)
         self._undo.append(snapshot)
         self.moves.append((player, move))
         s = move.space
         gained = 0
         if move.action == "place":
-            gained = self.board.place(s, team)
+            gained = self.board.place(s, team, move.five)
             if move.card is not None and move.card in self._wild:
                 self._wild_known += 1
             else:
@@ -253,14 +357,18 @@ class Referee:
         if move.action != "pass":
             self._since_shuffle += 1
             self._draw()
+        made = tuple(self.board.sequences[-gained:]) if gained else ()
+        self.last_made = (s, gained) if gained else None
+        self.dead_traded = False
         if gained:
-            text += f": completes {gained} sequence{'s' if gained > 1 else ''}"
+            text += f": completes {gained} sequence{'s' if gained > 1 else ''} " + \
+                ", ".join(q.text(self.layout.cols) for q in made)
         if self.board.counts[team] >= self.to_win:
             self.winner, self.over = team, True
             text += f"; {self.colour_name(team)} wins"
         self.current = (self.current + 1) % self.n_players
         return Verdict(kind, spaces=(s,) if s is not None else (), team=team, player=player,
-                       cards=cards, new_sequences=gained,
+                       cards=cards, new_sequences=gained, made=made,
                        winner=self.winner if self.over else None, message=text)
 
     def _draw(self, n: int = 1) -> None:
@@ -277,10 +385,10 @@ class Referee:
 
     def _takeback(self) -> Verdict:
         player, move = self.moves.pop()
-        (cells, counts, self.current, self.winner, self.over, self.last_cleared, self._played,
-         self._removals, self._since_shuffle, self._deck_left, self._wild_known) = self._undo.pop()
-        self.board.cells[:] = cells
-        self.board.counts[:] = counts
+        (board, self.last_made, self.dead_traded, self.current, self.winner, self.over,
+         self.last_cleared, self._played, self._removals, self._since_shuffle, self._deck_left,
+         self._wild_known) = self._undo.pop()
+        self.board.restore(board)
         return Verdict("takeback", spaces=(move.space,) if move.space is not None else (),
                        team=player % self.n_teams, player=player,
                        message=f"takeback: {self.colour_name(player % self.n_teams)}'s last move undone")
@@ -297,7 +405,23 @@ class Referee:
         self._deck_left += 1
 
     def note_dead_card(self, card: str | None) -> None:
-        """The player to move traded a dead card: it is public, and they drew another."""
+        """The player to move traded a dead card: it is public, and they drew another.
+        Raises :class:`IllegalMoveError` when ``card`` (None: not named) is not dead on the
+        board now, or a dead card was already traded this turn."""
+        if self.over:
+            raise IllegalMoveError("the game is already over")
+        if self.dead_traded:
+            raise IllegalMoveError("only one dead card may be traded each turn")
+        if card is not None:
+            spaces = self.layout.spaces_of.get(card)
+            if not spaces:
+                raise IllegalMoveError(f"{card!r} is not a card of this board"
+                                       + (" (wild and removing cards are never dead)"
+                                          if card in self._copies else ""))
+            if any(self.board.cells[s] == EMPTY for s in spaces):
+                free = [self.layout.space_name(s) for s in spaces if self.board.cells[s] == EMPTY]
+                raise IllegalMoveError(f"{card} is not a dead card ({', '.join(free)} open)")
+        self.dead_traded = True
         if card is not None:
             self._played[card] += 1
         self._since_shuffle += 1

@@ -67,6 +67,8 @@ class Geometry:
     def __init__(self, layout: Layout, k: int) -> None:
         self.k = k
         self.windows: list[tuple[int, ...]] = []
+        #: each window as a bit mask (bit i: space i)
+        self.masks: list[int] = []
         self.window_dir: list[int] = []
         self.window_line: list[int] = []
         self.by_cell: list[list[int]] = [[] for _ in range(layout.size)]
@@ -80,6 +82,7 @@ class Geometry:
                 w = line[start:start + k]
                 wi = len(self.windows)
                 self.windows.append(w)
+                self.masks.append(sum(1 << c for c in w))
                 self.window_dir.append(d)
                 self.window_line.append(li)
                 ids.append(wi)
@@ -135,7 +138,7 @@ def place_score(game: Game, geo: Geometry, s: int, team: int) -> float:
             score += BUILD[o + f]
         elif not o and not mixed:
             score += BLOCK[other + f]
-    gained = game.board._delta(s, own)
+    gained = game.board.gain(s, team)
     if gained:
         score += 10000.0 * gained
         if game.board.counts[team] + gained >= game.to_win:
@@ -304,21 +307,9 @@ def copy_chances(game: Game, pl: int, unseen: Counter,
     return out
 
 
-def _spent(game: Game, geo: Geometry, v: int) -> dict[int, set[int]]:
-    """Per line, the spaces of completed runs of value ``v``."""
-    cells = game.board.cells
-    k = geo.k
-    spent: dict[int, set[int]] = {}
-    for li, line in enumerate(geo.lines):
-        run: list[int] = []
-        for j in line + (-1,):
-            if j != -1 and (cells[j] == v or cells[j] == FREE):
-                run.append(j)
-                continue
-            if len(run) >= k:
-                spent.setdefault(li, set()).update(run)
-            run = []
-    return spent
+def _sequence_masks(game: Game, team: int) -> list[int]:
+    """The bit masks of ``team``'s sequences."""
+    return [sum(1 << c for c in q.spaces) for q in game.board.sequences if q.team == team]
 
 
 #: Names of the features of one team's position (see :func:`team_features`).
@@ -349,8 +340,11 @@ def team_features(game: Game, geo: Geometry, t: int, hold: Holding, to_move: boo
     f[0] = game.board.counts[t]
     f[1] = hold.wilds
     f[2] = hold.removes
-    spent = _spent(game, geo, v) if game.board.counts[t] else None
-    wline = geo.window_line
+    # windows that share more spaces with one of the team's sequences than the rules let
+    # a new sequence share can never be one
+    spent = _sequence_masks(game, t) if game.board.counts[t] else None
+    lim = game.board.max_shared
+    wmasks = geo.masks
     fours: dict[int, float] = {}
     for wi, w in enumerate(geo.windows):
         n = 0
@@ -374,8 +368,8 @@ def team_features(game: Game, geo: Geometry, t: int, hold: Holding, to_move: boo
         if n <= 0 or n >= k:
             continue
         if spent:
-            sp = spent.get(wline[wi])
-            if sp is not None and sum(1 for c in w if c in sp) >= 2:
+            wm = wmasks[wi]
+            if any((wm & m).bit_count() > lim for m in spent):
                 continue
         missing = k - n                       # 1: a four (with k = 5)
         if missing > 4:
@@ -526,10 +520,11 @@ def shown_lacks(game: Game, seat: int) -> dict[int, dict[str, int]]:
     out: dict[int, dict[str, int]] = {}
     moves: dict[int, int] = {}
     for p, m in reversed(game.history):
+        # walk the board back: a placement undone also undoes the sequences it made
         if m.action == "place":
-            cells[m.space] = EMPTY
+            g.board.remove(m.space)
         elif m.action == "remove":
-            cells[m.space] = 2 - p % 2     # the other team's chip
+            g.board.poke(m.space, 2 - p % 2)     # the other team's chip
         if p == seat or m.action in ("dead", "pass"):
             continue
         k = moves.get(p, 0) + 1
@@ -539,7 +534,7 @@ def shown_lacks(game: Game, seat: int) -> dict[int, dict[str, int]]:
             continue
         moves[p] = k
         team = p % 2
-        if m.action == "place" and g.board._delta(m.space, team + 1) > 0:
+        if m.action == "place" and g.board.gain(m.space, team) > 0:
             continue                        # it completed one: it may have held more
         lack: set[str] = set()
         mine = open_fours(g, geo, team)
@@ -705,7 +700,7 @@ def explain(game: Game, move: Move) -> str:
         return f"removes {who}'s chip on {where}"
     s = move.space
     own = team + 1
-    gained = game.board._delta(s, own)
+    gained = game.board.gain(s, team)
     wild = " with a wild jack" if move.card in game._wild else ""
     if gained:
         wi, n, corner = _best_window(game, geo, s, own, others_ok=True)
@@ -886,7 +881,7 @@ def open_fours(game: Game, geo: Geometry, team: int) -> dict[int, tuple[int, ...
             else:
                 n = -9
                 break
-        if n == len(w) - 1 and gap not in out and game.board._delta(gap, v) > 0:
+        if n == len(w) - 1 and gap not in out and game.board.gain(gap, team) > 0:
             out[gap] = w
     return out
 
@@ -895,8 +890,8 @@ def forced_moves(game: Game, ranked: list[tuple[float, Move]]) -> list[Move]:
     """A sequence that can be completed is completed (with a plain card when one will do).
     Blocking is left to the evaluation: a four its team has shown it cannot finish is no
     rush, and measured against the greedy player forcing every block lost games."""
-    own = game.team + 1
-    done = [m for _, m in ranked if m.action == "place" and game.board._delta(m.space, own) > 0]
+    team = game.team
+    done = [m for _, m in ranked if m.action == "place" and game.board.gain(m.space, team) > 0]
     plain = [m for m in done if m.card not in game._wild]
     return plain or done
 

@@ -112,15 +112,34 @@ class Emulator:
         self.bytes_out = 0
         self.frames_shown = 0
         self.boots = 0
+        self.sent_states = 0
+        self._glitch: dict[int, int] | None = None    # the next STATE answer only: space -> value
+        self._delay_state = False                     # hold the next STATE back ...
+        self._held: bytes | None = None               # ... and send it after the one after it
+        self._capture = False
+        self._release = False
+        self._double = False
+        self._double_next = False
         self._boot()
 
     # --- the board ------------------------------------------------------------------------
     def _boot(self) -> None:
+        resize = getattr(self, "_resize", None)
+        if resize is not None:
+            self._resize = None
+            with self._lock:
+                self.rows, self.cols = resize
+                self.led_count = self.rows * self.cols
+                self._values = [0] * (self.rows * self.cols)
+                self._shown = [(0, 0, 0)] * self.led_count
+        self._held, self._capture, self._release = None, False, False
         self._out = bytearray()
         self.core = proto.BoardCore(self.rows, self.cols,
                                     proto.SENSOR_OCCUPANCY if self.sensor == "occupancy" else proto.SENSOR_IDENTITY,
-                                    self.led_count, self._scan, self._show, self._out.extend,
+                                    self.led_count, self._scan, self._show, self._core_send,
                                     firmware="emulator")
+        plain = self.core.state_payload
+        self.core.state_payload = lambda: self._state_payload(plain)
         self.boots += 1
         self._t0 = time.monotonic()
 
@@ -130,6 +149,51 @@ class Emulator:
         if self.sensor == "occupancy":
             vals = [1 if v else 0 for v in vals]
         return vals
+
+    def _state_payload(self, plain) -> bytes:
+        """The core's STATE payload, with the faults a test asked for: a glitch in this one
+        answer, or this answer held back until after the next (a late snapshot)."""
+        payload = plain()
+        self.sent_states += 1
+        if self._glitch is not None:
+            body = bytearray(payload)
+            for space, value in self._glitch.items():
+                body[4 + space] = value
+            payload, self._glitch = bytes(body), None
+        if self._double_next:
+            self._double_next, self._double = False, True
+        if self._delay_state and self._held is None:
+            self._delay_state = False
+            self._capture = True          # the frame built from this payload is held
+        elif self._held is not None:
+            self._release = True          # the held one follows the frame built now
+        return payload
+
+    def _core_send(self, data: bytes) -> None:
+        if self._capture:
+            self._capture, self._held = False, bytes(data)
+            return
+        self._out.extend(data)
+        if self._double:
+            self._double = False
+            self._out.extend(data)        # the very same frame again
+        if self._release:
+            self._release = False
+            held, self._held = self._held, None
+            self._out.extend(held)
+
+    def glitch_next_state(self, space: int, value: str | None = "occupied") -> None:
+        """The board's next STATE answer misreads ``space`` (one snapshot only; the
+        counter does not move, as no change was sensed)."""
+        self._glitch = {space: VALUES[value]}
+
+    def double_next_state(self) -> None:
+        """The next STATE frame reaches the host twice (same seq, same bytes)."""
+        self._double_next = True
+
+    def delay_next_state(self) -> None:
+        """The next STATE answer arrives late: after the answer to the request after it."""
+        self._delay_state = True
 
     def _show(self, colours: list) -> None:
         with self._lock:
@@ -165,8 +229,11 @@ class Emulator:
         """The USB cable out for ``seconds``: the connection drops; the board keeps power."""
         self._unplugged_until = time.monotonic() + seconds
 
-    def reboot(self) -> None:
-        """The board resets: LEDs dark, it forgets everything but the chips on it."""
+    def reboot(self, rows: int | None = None, cols: int | None = None) -> None:
+        """The board resets: LEDs dark, it forgets everything but the chips on it. With
+        ``rows``/``cols`` it comes back as a board of another size (another firmware)."""
+        if rows is not None or cols is not None:
+            self._resize = (rows or self.rows, cols or self.cols)
         self._reboot = True
 
     # --- transports -------------------------------------------------------------------------

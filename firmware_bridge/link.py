@@ -22,6 +22,7 @@ Thread-safe: one I/O thread owns the port; calls from other threads only leave r
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import threading
 import time
@@ -57,6 +58,8 @@ class LinkStats:
     reboots: int = 0
     leds_acked: int = 0
     snapshots: int = 0
+    stale_snapshots: int = 0      # dropped: an older counter than one already held (late)
+    duplicate_snapshots: int = 0  # dropped: the same STATE frame again (a doubled frame)
     led_acks: list = field(default_factory=list)   # times of LED frame ACKs (benchmarks)
     snapshot_rtts: list = field(default_factory=list)   # request sent -> snapshot held, s
 
@@ -84,6 +87,12 @@ class MatrixLink:
         self._seq = 0
         self._pending: dict[int, tuple[P.Frame, float, int]] = {}   # seq -> frame, sent, tries
         self._snapshot: P.Snapshot | None = None
+        self._snapshot_serial = 0
+        self._payload_rejected = 0
+        self._max_counter: int | None = None         # newest board counter held since greeting
+        self._stale_run = 0
+        self._last_state_frame: tuple[int, bytes] | None = None
+        self.other_version: tuple[float, int] | None = None   # (when, version) a board spoke
         self._want_leds: list | None = None          # LED order, not yet sent
         self._shown_leds: list | None = None         # last LED frame sent (for reconnects)
         self._last_leds_at = 0.0
@@ -234,6 +243,10 @@ class MatrixLink:
     def _greet(self) -> None:
         self._pending.clear()
         self._state_req_pending = False
+        # a board greeted afresh (reconnected, restarted) may count its snapshots from 0
+        self._max_counter = None
+        self._stale_run = 0
+        self._last_state_frame = None
         self._send(P.HELLO_REQ)
         self._request_snapshot()
         if self._shown_leds is not None and self._want_leds is None:
@@ -297,6 +310,9 @@ class MatrixLink:
         before = self._decoder.rejected
         for frame in self._decoder.feed(data):
             self._handle(frame, now)
+        if self._decoder.other_version is not None:
+            self.other_version = (now, self._decoder.other_version)
+            self._decoder.other_version = None
         if self._decoder.rejected != before:
             # a frame from the board was unreadable: it may have been the answer we wait
             # for, or a change hint, so ask for the truth again now
@@ -307,7 +323,7 @@ class MatrixLink:
                     asked = True
             if not asked and self.hello is not None:
                 self._request_snapshot()
-        self.stats.rejected = self._decoder.rejected
+        self.stats.rejected = self._decoder.rejected + self._payload_rejected
 
     def _handle(self, f: P.Frame, now: float) -> None:
         self.stats.frames_in += 1
@@ -340,7 +356,11 @@ class MatrixLink:
                             self._resend(s, item)
                 else:
                     item = self._pending.get(seq)
-                    if item is not None and self._worth_resending(seq, item):
+                    if item is not None and reason == 3 and item[2] >= 3:
+                        # refused for its length three times: the board is not the one the
+                        # frame was made for (another size); resending cannot help
+                        del self._pending[seq]
+                    elif item is not None and self._worth_resending(seq, item):
                         self._resend(seq, item)
             elif f.kind == P.HELLO:
                 for seq, (fr, _, _) in list(self._pending.items()):
@@ -354,12 +374,25 @@ class MatrixLink:
             elif f.kind == P.STATE:
                 n = self.hello.rows * self.hello.cols if self.hello else len(f.payload) - 4
                 snap = P.Snapshot.unpack(f.payload, n, bool(self.hello and self.hello.sensor == "identity"))
+                if self._last_state_frame == (f.seq, f.payload):
+                    # the same frame twice (a doubled frame on the line): one snapshot, not a
+                    # second reading that could confirm the first
+                    self.stats.duplicate_snapshots += 1
+                    return
+                self._last_state_frame = (f.seq, f.payload)
+                if not self._fresh(snap.counter):
+                    # older than a snapshot already held: a late answer overtaken by a newer
+                    # one; it says nothing about the board now
+                    self.stats.stale_snapshots += 1
+                    return
                 self._state_req_pending = False
                 for seq, (fr, sent, _) in list(self._pending.items()):
                     if fr.kind == P.STATE_REQ:
                         del self._pending[seq]
                         if len(self.stats.snapshot_rtts) < 1000:
                             self.stats.snapshot_rtts.append(time.monotonic() - sent)
+                self._snapshot_serial += 1
+                snap = dataclasses.replace(snap, serial=self._snapshot_serial, received=now)
                 with self._lock:
                     self._snapshot = snap
                 self.stats.snapshots += 1
@@ -367,10 +400,11 @@ class MatrixLink:
                     fn(snap)
             elif f.kind == P.ERROR:
                 code = f.payload[0] if f.payload else 0
-                text = f.payload[1:].decode("utf-8", "replace")
+                text = P.clean_text(f.payload[1:])       # never raw bytes on a terminal
                 self.board_errors.append((now, f"{P.ERROR_CODES.get(code, f'error {code}')}: {text}"))
                 del self.board_errors[:-20]
             elif f.kind == P.CHANGE:
+                struct.unpack("<IHB", f.payload)  # well formed, or rejected below
                 self._request_snapshot()          # a hint only: ask for the truth
             elif f.kind == P.HEARTBEAT:
                 (uptime,) = struct.unpack("<I", f.payload)
@@ -383,7 +417,23 @@ class MatrixLink:
                         self._rebooted()
                 self._uptime = (now, uptime)
         except (struct.error, P.ProtocolError):
+            # well framed, but its payload is not what its kind carries: never applied
+            self._payload_rejected += 1
             self.stats.rejected += 1
+
+    def _fresh(self, counter: int) -> bool:
+        """Whether a snapshot counter is not older than the newest held since the greeting
+        (serial-number arithmetic, so the u32 counter may wrap). Three older ones in a row
+        mean the board's counter started again (a restart the host missed): accepted."""
+        if self._max_counter is not None:
+            behind = (self._max_counter - counter) & 0xFFFFFFFF
+            if 0 < behind < 0x80000000:
+                self._stale_run += 1
+                if self._stale_run < 3:
+                    return False
+        self._stale_run = 0
+        self._max_counter = counter
+        return True
 
     def _rebooted(self) -> None:
         # it forgot its LEDs and blinks: greet it again, which restores them

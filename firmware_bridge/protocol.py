@@ -54,10 +54,11 @@ def cobs_decode(data: bytes) -> bytes:
     while i < n:
         code = data[i]
         if code == 0 or i + code > n:
-            raise ProtocolError("bad COBS block")
+            raise ProtocolError(f"bad COBS block: the code byte at byte {i} (0x{code:02x}) "
+                                f"points past the end of the {n}-byte block")
         chunk = data[i + 1:i + code]
         if 0 in chunk:
-            raise ProtocolError("zero inside a COBS block")
+            raise ProtocolError(f"zero inside a COBS block at byte {i + 1 + chunk.index(0)}")
         out += chunk
         i += code
         if code != 0xFF and i < n:
@@ -84,17 +85,21 @@ class Frame:
         """One block between delimiters; :class:`ProtocolError` for anything not a valid frame."""
         body = cobs_decode(block)
         if len(body) < 8:
-            raise ProtocolError("frame too short")
+            raise ProtocolError(f"frame too short: {len(body)} bytes decoded, at least 8 needed")
         ver, kind, seq, length = struct.unpack_from("<BBHH", body)
         if len(body) != 8 + length:
-            raise ProtocolError("length field does not match")
+            raise ProtocolError(f"length field does not match: bytes 4-5 say {length}, "
+                                f"the frame carries {len(body) - 8}")
         (crc,) = struct.unpack_from("<H", body, 6 + length)
         if crc16(body[:6 + length]) != crc:
-            raise ProtocolError("CRC mismatch")
+            raise ProtocolError(f"CRC mismatch: bytes {6 + length}-{7 + length} say 0x{crc:04x}, "
+                                f"the frame's CRC is 0x{crc16(body[:6 + length]):04x}")
         if ver != VERSION:
-            raise ProtocolError(f"protocol version {ver}, expected {VERSION}")
+            err = ProtocolError(f"protocol version {ver}, expected {VERSION} (byte 0)")
+            err.version = ver
+            raise err
         if kind not in NAMES:
-            raise ProtocolError(f"unknown message type {kind}")
+            raise ProtocolError(f"unknown message type {kind} (byte 1)")
         return cls(kind, seq, bytes(body[6:6 + length]))
 
 
@@ -105,6 +110,7 @@ class Decoder:
         self.buf = bytearray()
         self.rejected = 0
         self.last_error = ""
+        self.other_version: int | None = None   # a well-formed frame of another version
 
     def feed(self, data: bytes) -> list[Frame]:
         out = []
@@ -115,16 +121,23 @@ class Decoder:
                 if len(self.buf) > MAX_FRAME:
                     self.buf.clear()          # garbage with no delimiter: resynchronise
                     self.rejected += 1
+                    self.last_error = f"more than {MAX_FRAME} bytes with no delimiter: dropped"
                 break
             block = bytes(self.buf[:k])
             del self.buf[:k + 1]
             if not block:
+                continue
+            if len(block) > MAX_FRAME:
+                self.rejected += 1
+                self.last_error = f"a block of {len(block)} bytes, longer than {MAX_FRAME}: dropped"
                 continue
             try:
                 out.append(Frame.decode(block))
             except ProtocolError as exc:
                 self.rejected += 1
                 self.last_error = str(exc)
+                if getattr(exc, "version", None) is not None:
+                    self.other_version = exc.version
         return out
 
 
@@ -149,17 +162,21 @@ class Hello:
         if sensor not in (0, 1) or rows == 0 or cols == 0:
             raise ProtocolError("hello with impossible capabilities")
         return cls(rows, cols, "occupancy" if sensor == 0 else "identity", leds,
-                   p[5:].decode("utf-8", "replace"))
+                   clean_text(p[5:], 64))
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """A full sensor state: one value per space in board order (None, "occupied", or a
-    colour letter), and the board's snapshot counter."""
+    colour letter), and the board's snapshot counter. The link numbers the snapshots it
+    accepts (``serial``, 1 upwards) and notes when each arrived (``received``, monotonic
+    seconds): two readings are two snapshots only if their serials differ."""
 
     counter: int
     spaces: tuple
     identity: bool = False
+    serial: int = field(default=0, compare=False)
+    received: float = field(default=0.0, compare=False)
 
     def pack(self) -> bytes:
         return struct.pack("<I", self.counter) + bytes(VALUE_OF[v] for v in self.spaces)
@@ -193,6 +210,28 @@ class Blink:
         if len(p) != 9 + 2 * n:
             raise ProtocolError("blink length does not match")
         return cls((r, g, b), on, off, struct.unpack_from(f"<{n}H", p, 9))
+
+
+ERROR_TEXT_MAX = 200
+
+
+def clean_text(raw: bytes | str, limit: int = ERROR_TEXT_MAX) -> str:
+    """Text from the board made safe to show: UTF-8 (bad bytes replaced), every control
+    character and escape sequence removed, whitespace runs made one space, at most
+    ``limit`` characters (an ellipsis marks a cut)."""
+    import unicodedata
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    out = []
+    for ch in text[:4 * limit]:
+        cat = unicodedata.category(ch)
+        if ch.isspace():
+            out.append(" ")
+        elif cat[0] == "C" or cat in ("Zl", "Zp"):
+            continue              # ESC, BEL, bidi overrides, private use, ...
+        else:
+            out.append(ch)
+    text = " ".join("".join(out).split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def pack_leds(colours: list[tuple[int, int, int]], brightness: int = 255) -> bytes:
@@ -236,5 +275,5 @@ def describe(frame: Frame, n_spaces: int = 100) -> dict:
         seq, reason = struct.unpack("<HB", p)
         d.update(refused=seq, reason=NAK_REASONS.get(reason, str(reason)))
     elif frame.kind == ERROR:
-        d.update(code=p[0] if p else 0, text=p[1:].decode("utf-8", "replace"))
+        d.update(code=p[0] if p else 0, text=clean_text(p[1:]))
     return d

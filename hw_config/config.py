@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .schema import SCHEMA, Key
+from .schema import MAX_TEXT, SCHEMA, Key
+
+MAX_BYTES = 256 * 1024          # a configuration file is a few kB
 
 DEFAULT_PATH = "~/.config/seqboard/seqboard.toml"
+SHOWN = 5                       # mistakes named on the one line a refused start prints
 
 
 class ConfigError(ValueError):
@@ -24,7 +27,11 @@ class ConfigError(ValueError):
     def __init__(self, path: str, problems: list[str]) -> None:
         self.path = path
         self.problems = problems
-        super().__init__(f"{path}: " + "; ".join(problems))
+        shown = "; ".join(problems[:SHOWN])
+        if len(problems) > SHOWN:
+            shown += (f"; and {len(problems) - SHOWN} more (`seqboard config check {path}` "
+                      f"lists them)")
+        super().__init__(f"{path}: {shown}")
 
 
 @dataclass
@@ -51,21 +58,38 @@ def _type_name(t: Any) -> str:
             list: "a list"}[t]
 
 
+def _show(value: Any, limit: int = 60) -> str:
+    """A value as the user wrote it, cut short (an error line stays one readable line)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"a deeply nested {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _check_value(name: str, key: Key, value: Any) -> tuple[Any, str | None]:
     t = key.type
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if t is int and isinstance(value, bool) or not isinstance(value, t):
         got = type(value).__name__
-        return value, f"{name}: expected {_type_name(t)}, got {got} {value!r}"
+        return value, f"{name}: expected {_type_name(t)}, got {got} {_show(value)}"
+    if t is str and (len(value) > MAX_TEXT or not value.isprintable()):
+        shown = value[:40] + ("..." if len(value) > 40 else "")
+        return value, (f"{name}: expected at most {MAX_TEXT} printable characters (no control "
+                       f"characters), got {_show(shown)}")
+    if t is list and len(value) > key.max_items:
+        return value, f"{name}: expected at most {key.max_items} items, got {len(value)}"
     if t is list and key.item is not None:
         for item in value:
+            if isinstance(item, (list, dict)):
+                return value, f"{name}: expected a list of {_type_name(key.item)}s, got a nested {type(item).__name__} in it"
             if not isinstance(item, key.item) or isinstance(item, bool) and key.item is int:
-                return value, f"{name}: expected a list of {_type_name(key.item)}s, got {item!r} in it"
+                return value, f"{name}: expected a list of {_type_name(key.item)}s, got {_show(item)} in it"
     if key.check:
         expected = key.check(value)
         if expected:
-            return value, f"{name}: expected {expected}, got {value!r}"
+            return value, f"{name}: expected {expected}, got {_show(value)}"
     return value, None
 
 
@@ -85,7 +109,7 @@ def validate(raw: dict[str, Any], extra_checks: Callable[[dict], list[str]] | No
             dotted = f"{prefix}.{k}" if prefix else k
             if dotted in SCHEMA:
                 if not isinstance(v, dict):
-                    problems.append(f"{dotted}: expected a table [{dotted}], got {v!r}")
+                    problems.append(f"{dotted}: expected a table [{dotted}], got {_show(v)}")
                     continue
                 walk(dotted, v)
                 continue
@@ -142,19 +166,54 @@ def _cross_checks(d: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def read_raw(path: str) -> dict[str, Any]:
+    import os
+    import stat
     p = Path(path).expanduser()
     try:
-        data = p.read_bytes()
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise ConfigError(str(p), ["not a regular file (a device, pipe or folder)"])
+        with open(p, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(str(p), ["no such file (`seqboard config init` writes one)"]) from None
     except OSError as exc:
         raise ConfigError(str(p), [f"cannot read: {exc.strerror}"]) from None
+    if len(data) > MAX_BYTES:
+        raise ConfigError(str(p), [f"larger than {MAX_BYTES} bytes: not a configuration file"])
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        raw = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(str(p), [f"byte {exc.start} is not UTF-8 text"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(p), [f"not valid TOML: {exc}"]) from None
+    except RecursionError:
+        raise ConfigError(str(p), [_too_deep(data.decode("utf-8", "replace"))]) from None
+    return raw
+
+
+def _too_deep(text: str) -> str:
+    """Name the line (and key) of a value nested too deeply for the TOML reader."""
+    section, depth, worst = "", 0, (0, 0, "")
+    for n, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]") and "=" not in s and depth == 0:
+            section = s.strip("[]").strip()
+            if s.count("[") > worst[0]:
+                worst = (s.count("["), n, section[:40])
+            continue
+        here = 0
+        for ch in line:
+            if ch in "[{":
+                depth += 1
+                here = max(here, depth)
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+        if here > worst[0]:
+            key = s.split("=", 1)[0].strip() if "=" in s else ""
+            worst = (here, n, f"{section}.{key}".strip(".")[:80] if key else section[:40])
+    _, n, key = worst
+    where = f"line {n}" + (f" ({key})" if key else "")
+    return f"{where}: values nested too deeply: not a configuration file"
 
 
 def check_config(path: str, extra_checks: Callable[[dict], list[str]] | None = None) -> list[str]:

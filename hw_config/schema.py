@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 GPIO_PINS = range(2, 28)  # BCM numbers of the 40-pin header's GPIOs
+BAUDS = (9600, 57600, 115200, 230400, 460800, 921600, 1000000)
+
+
+MAX_TEXT = 4096              # characters in any string value (paths included)
+PIN_MIN, PIN_MAX = 4, 32      # characters in a dashboard PIN
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,7 @@ class Key:
     help: str
     check: Callable[[Any], str | None] | None = None   # returns what was expected, or None
     item: Any = None           # type of list items
+    max_items: int = 16        # a list holds at most this many items
 
 
 def one_of(*values: str) -> Callable[[Any], str | None]:
@@ -52,7 +58,31 @@ def colours(v: Any) -> str | None:
 
 
 def seats(v: Any) -> str | None:
-    return None if all(1 <= s <= 12 for s in v) else "seat numbers from 1 to 12"
+    if not all(1 <= s <= 12 for s in v):
+        return "seat numbers from 1 to 12"
+    return None if len(set(v)) == len(v) else "each seat once"
+
+
+def names(v: Any) -> str | None:
+    ok = all(0 < len(n) <= 40 and n.isprintable() and n.strip() == n for n in v)
+    return None if ok else "names of 1 to 40 printable characters, no spaces around them"
+
+
+def led_indexes(v: Any) -> str | None:
+    return None if all(0 <= i < 1024 for i in v) else "LED indexes from 0 to 1023"
+
+
+def pin(v: Any) -> str | None:
+    if v == "":
+        return None
+    ok = PIN_MIN <= len(v) <= PIN_MAX and v.isprintable() and not any(c.isspace() for c in v)
+    return None if ok else (f"empty (a random PIN), or {PIN_MIN} to {PIN_MAX} characters "
+                            f"with no spaces")
+
+
+def host(v: Any) -> str | None:
+    ok = 0 < len(v) <= 253 and all(c.isalnum() or c in ".:-_[]%" for c in v)
+    return None if ok else "an IP address or host name"
 
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -60,17 +90,17 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "edition": Key(str, "classic", "classic, travel or jewish", one_of("classic", "travel", "jewish")),
         "players": Key(int, 2, "players at the table (classic: 2, 3, 4, 6, 8, 9, 10, 12)", between(2, 12)),
         "teams": Key(int, 0, "teams they form; 0 lets the rules decide (up to 3 alone, more in 2 teams)", between(0, 3)),
-        "colours": Key(list, ["B", "G", "R"], "chip colour of each team in seat order: B blue, G green, R red", colours, str),
+        "colours": Key(list, ["B", "G", "R"], "chip colour of each team in seat order: B blue, G green, R red", colours, str, 3),
         "layout": Key(str, "", "a layout file; empty for the edition's own board", None),
-        "names": Key(list, [], "player names in seat order (optional)", None, str),
+        "names": Key(list, [], "player names in seat order (optional), up to 40 characters each", names, str, 12),
         "first_player": Key(int, 1, "the seat (1-based) that moves first", between(1, 12)),
-        "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2]", seats, int),
+        "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2] (each once)", seats, int, 12),
         "computer_level": Key(str, "hard", "the Pi's strength: easy, medium or hard (search players, docs/players.md), or random, greedy", one_of("easy", "medium", "hard", "random", "greedy")),
     },
     "game.options": {
         "advanced": Key(bool, False, "advanced variant: removing cards may break completed sequences"),
         "table_talk_penalty": Key(bool, True, "table talk costs every member of the team a card"),
-        "max_shared_spaces": Key(int, 1, "spaces two sequences of one team may share", between(0, 3)),
+        "max_shared_spaces": Key(int, 1, "spaces a new sequence may share with each earlier one of its team", between(0, 3)),
         "sequences_to_win": Key(int, 0, "override the sequences needed to win; 0 keeps the rule", between(0, 6)),
         "check_card_supply": Key(bool, True, "flag placements no card left could explain"),
     },
@@ -81,13 +111,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "device": Key(str, "picamera2", '"picamera2", a V4L2 index like "0", a video file, or a folder of images', None),
         "width": Key(int, 1280, "frame width in pixels", between(320, 4056)),
         "height": Key(int, 720, "frame height in pixels", between(240, 3040)),
-        "fps": Key(float, 10.0, "frames read per second", between(1, 60)),
+        "fps": Key(float, 10.0, "frames per second: the camera's, or a folder of frames' (a video file plays at its own rate)", between(1, 60)),
         "calibration": Key(str, "~/.local/share/seqboard/calibration.json", "the calibration file written by `seqboard calibrate`", None),
         "settle_seconds": Key(float, 0.6, "how long the board must be still, with no hand over it, before a change counts", between(0.1, 10)),
     },
     "matrix": {
         "port": Key(str, "/dev/ttyACM0", "serial port of the matrix, or a pyserial URL", None),
-        "baud": Key(int, 115200, "line speed", one_of(9600, 57600, 115200, 230400, 460800, 921600, 1000000)),
+        "baud": Key(int, 115200, "line speed", one_of(*BAUDS)),
         "sensor": Key(str, "occupancy", "what the board senses: occupancy (colour from the turn) or identity", one_of("occupancy", "identity")),
         "settle_seconds": Key(float, 0.3, "how long the sensors must be still before a change counts", between(0.05, 10)),
     },
@@ -95,7 +125,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "origin": Key(str, "top-left", "the corner where LED 0 sits", one_of("top-left", "top-right", "bottom-left", "bottom-right")),
         "order": Key(str, "rows", "LEDs run along rows or columns", one_of("rows", "columns")),
         "serpentine": Key(bool, True, "every other row (column) runs back the other way"),
-        "table": Key(list, [], "explicit LED index of each space in reading order (overrides the above)", None, int),
+        "table": Key(list, [], "explicit LED index of each space in reading order, one per space (overrides the above)", led_indexes, int, 1024),
         "brightness": Key(float, 0.3, "0 to 1", between(0.0, 1.0)),
     },
     "gpio": {
@@ -116,8 +146,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "dashboard": {
         "enabled": Key(bool, True, "serve the live dashboard on the LAN"),
-        "host": Key(str, "0.0.0.0", "address to listen on"),
+        "host": Key(str, "0.0.0.0", "address to listen on", host),
         "port": Key(int, 8080, "port to listen on", between(1, 65535)),
-        "pin": Key(str, "", "PIN needed to act from the page; empty: a random one shown at start"),
+        "pin": Key(str, "", f"PIN needed to act from the page, {PIN_MIN} to {PIN_MAX} characters, no spaces; empty: a random one shown at start", pin),
     },
 }

@@ -53,8 +53,13 @@ def pick_record(directory: Path, mode: str, resume: bool | None,
     out = out or sys.stdout
     path = unfinished_record(directory, mode)
     if path is None:
+        from .recorder import unresumable_records
+        skipped = unresumable_records(directory, mode)
         if resume:
-            raise UserError(f"--resume: no unfinished {mode} game in {directory}")
+            why = f"; {skipped[0][0].name}: {skipped[0][1]}" if skipped else ""
+            raise UserError(f"--resume: no unfinished {mode} game in {directory}{why}")
+        for p, why in skipped:
+            print(f"note: not resuming {p.name}: {why}", file=out)
         return None
     if resume is None:
         if ask is None and sys.stdin.isatty():

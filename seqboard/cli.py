@@ -17,8 +17,16 @@ EPILOG = """examples:
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with one line for a bad argument (usage is one ``--help`` away)."""
+
+    def error(self, message: str):
+        self.exit(2, f"seqboard: error: {self.prog.removeprefix('seqboard ') or 'seqboard'}: "
+                     f"{message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="seqboard", description="Referee and companion for a real SEQUENCE board.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"seqboard {__version__}")
@@ -33,7 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:          # --help, --version, or a bad argument (one line)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -47,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except RecursionError:
+        # a parser met input nested deeper than it can follow; each file's loader names
+        # its file, this is the last guard so that no traceback reaches the user
+        print("seqboard: error: the input is nested too deeply to read", file=sys.stderr)
+        return 2
     except Exception as exc:  # engine/config errors raised for the user's input
         from engine.errors import EngineError
         if isinstance(exc, EngineError):

@@ -46,7 +46,9 @@ class Commands:
             n += 1
 
 
-KEYS = {"u": ("undo", "undo the last move"), "c": ("confirm", "confirm the warning"),
+KEYS = {"u": ("undo", "undo the last move"),
+        "c": ("confirm", "confirm the warning (or the missed moves it offers)"),
+        "t": ("take_board", "take the board as it stands (the game's board becomes what is seen)"),
         "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
         "l": ("lost_draw", "the last player's draw is lost"),
         "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS")}
@@ -90,20 +92,31 @@ def run_loop(session: Session, source: Source, *, commands: Commands | None = No
              sleep: Callable[[float], None] = time.sleep, tick: float = 0.05,
              step: Callable[[float], None] | None = None,
              until: Callable[[], bool] | None = None) -> None:
-    """Run until ``until()`` is true (default: the game is over).
+    """Run until ``until()`` is true (default: the game is over), or the source is
+    ``finished`` (the end of a video file or folder).
 
     ``step(now)`` runs once per tick before the source is polled: the demo and the computer
     players act there.
     """
     until = until or (lambda: session.ended)
+    start: float | None = None
+    polls = 0
     while not until():
         now = clock()
+        if start is None:
+            start = now
         if commands is not None:
             commands.run_pending()
         if step is not None:
             step(now)
         obs = source.poll(now)
+        polls += 1
         if obs is not None:
-            session.observe(obs)
+            # where in the source it came from: the frame's own time and number when the
+            # source has them (a camera, a file), else the loop's time and turn
+            at = getattr(source, "last_stamp", None) or {"t": round(now - start, 3), "frame": polls}
+            session.observe(obs, at)
+        if getattr(source, "finished", False):
+            break                      # the end of a video file or folder
         if tick:
             sleep(tick)

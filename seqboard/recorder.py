@@ -66,15 +66,29 @@ def unfinished_record(directory: Path, mode: str | None = None,
     than ``besides`` (the game being played)."""
     if not directory.is_dir():
         return None
-    for path in sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True):
+    import stat
+
+    def mtime(p: Path) -> float:
         try:
-            text = path.read_text("utf-8", errors="replace")
+            return p.stat().st_mtime
+        except OSError:
+            return 0.0
+    for path in sorted(directory.glob("*.jsonl"), key=mtime, reverse=True):
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                continue            # a device or a pipe named like a record is no record
+            with open(path, "rb") as f:
+                head = f.read(65536)
+                f.seek(max(0, st.st_size - 8192))
+                tail = f.read(8192)
         except OSError:
             continue
-        lines = [ln for ln in text.split("\n") if ln.strip()]
-        if not lines:
+        first = next((ln for ln in head.decode("utf-8", "replace").split("\n") if ln.strip()), "")
+        lines = [ln for ln in tail.decode("utf-8", "replace").split("\n") if ln.strip()]
+        if not first or not lines:
             continue
-        if mode is not None and f'"mode":"{mode}"' not in lines[0]:
+        if mode is not None and f'"mode":"{mode}"' not in first:
             continue
         if any(ln.startswith('{"type":"end"') for ln in lines[-3:]):
             continue
@@ -82,6 +96,44 @@ def unfinished_record(directory: Path, mode: str | None = None,
             continue
         return path
     return None
+
+
+def unresumable_records(directory: Path, mode: str | None = None) -> list[tuple[Path, str]]:
+    """Records of unfinished games of ``mode`` that cannot be resumed, each with why: a
+    record is one JSON entry per line, and a file whose first line is not one (a record
+    pretty-printed by an editor or a tool) is not one the writer can append to."""
+    import json
+    import re
+    import stat
+    out: list[tuple[Path, str]] = []
+    if not directory.is_dir():
+        return out
+    want = re.compile(r'"mode"\s*:\s*"%s"' % re.escape(mode)) if mode else None
+    for path in sorted(directory.glob("*.jsonl")):
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            with open(path, "rb") as f:
+                head = f.read(65536)
+                f.seek(max(0, st.st_size - 4096))
+                tail = f.read(4096)
+        except OSError:
+            continue
+        text = head.decode("utf-8", "replace")
+        first = next((ln for ln in text.split("\n") if ln.strip()), "")
+        try:
+            json.loads(first)
+            continue                    # one entry per line: resumable or judged elsewhere
+        except (ValueError, RecursionError):
+            pass
+        if not re.search(r'"type"\s*:\s*"setup"', text) or want and not want.search(text):
+            continue
+        if re.search(rb'"type"\s*:\s*"end"', tail):
+            continue                    # a finished game: nothing to resume
+        out.append((path, "it is not one JSON entry per line (pretty-printed?), so the game "
+                          "cannot be resumed from it; `seqboard replay` checks it"))
+    return out
 
 
 def trim_incomplete_tail(path: Path) -> int:

@@ -9,13 +9,16 @@ dashboard) through the same event. Indicators own no game logic: they read
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from typing import Callable
 
+from engine import catchup
+from engine.board import FREE
 from engine.game import Game
 from engine.moves import Move, Verdict
-from engine.observation import Observation
+from engine.observation import Observation, SpaceState
 from engine.record import (end_entry, move_entry, observation_entry, parse_record, replay,
                            setup_entry, verdict_entry)
 from engine.referee import COLOUR_NAMES, Referee
@@ -26,7 +29,8 @@ class Event:
     """What happened: ``kind`` is one of ``verdict``, ``warning``, ``cleared``, ``undo``,
     ``proposal`` (a computer move to be placed), ``dead_card``, ``lost_draw``, ``game_over``,
     ``new_game``, ``source`` (the sensing lost or back: ``text`` says what, empty when
-    back), ``info``."""
+    back), ``caught_up`` (moves the camera missed, accepted: ``text`` is the note),
+    ``edit`` (the board taken as it stands), ``info``."""
 
     kind: str
     verdict: Verdict | None = None
@@ -60,6 +64,14 @@ class Session:
         self.source_problem: str | None = None
         self.hints: list[dict] = []
         self.hints_at = -1
+        #: a series of missed moves waiting for a person's confirmation (see observe)
+        self.pending_catchup: tuple[catchup.Series, Observation, dict] | None = None
+        #: the sensing tells where chips are, not their colour (an occupancy matrix)
+        self.colour_blind = False
+        #: a series this long or longer is accepted only when a person confirms it
+        self.confirm_series_from = 3
+        self.space_problems: dict[int, str] = {}
+        self.caught_up = 0
         if recorder is not None and write_setup:
             r = referee
             recorder.write(setup_entry(
@@ -96,20 +108,42 @@ class Session:
         del self.log[:-200]
 
     # --- the referee's path -----------------------------------------------------------------
-    def observe(self, obs: Observation) -> Verdict:
-        """Judge a new stable observation, record it and tell every indicator."""
+    def observe(self, obs: Observation, at: dict | None = None) -> Verdict:
+        """Judge a new stable observation, record it and tell every indicator.
+
+        ``at`` (``{"t": seconds, "frame": number}``) says where in the source the
+        observation came from; it is written on its record lines.
+
+        A change no single move explains is, in this order: a takeback to an earlier
+        position of the game (several moves back); a short legal series of moves the
+        sensing missed (caught up, or offered for confirmation); else a warning that names
+        what to put right. The game is never stuck: :meth:`take_board` accepts the board as
+        it stands."""
         self.last_observation = obs
+        self.pending_catchup = None
+        at = dict(at or {})
         r = self.referee
         v = r.observe(obs)
         cols = r.layout.cols
         if v.kind == "no_change":
             if self.warning is not None:
-                self._write_group([observation_entry(obs), verdict_entry(v, cols)])
+                self._write_group([observation_entry(obs) | at, verdict_entry(v, cols) | at])
                 old, self.warning = self.warning, None
                 self._log_line("cleared", "board put right")
                 self._emit(Event("cleared", v, "board put right", old.spaces))
             return v
-        group = [observation_entry(obs), verdict_entry(v, cols)]
+        if v.kind == "violation":
+            back = catchup.earlier_position(r, obs) if not r.over else None
+            if back is not None and back >= 2:
+                return self._take_back(back, obs, at)
+            series = self._series(obs)
+            if len(series) == 1 and len(series[0].steps) < self.confirm_series_from:
+                return self._accept(series[0], at)
+            v = dataclasses.replace(v, message=v.message + self._put_right(obs))
+            if series:
+                self._write_group([observation_entry(obs) | at, verdict_entry(v, cols) | at])
+                return self._offer(series, obs, v, at)
+        group = [observation_entry(obs) | at, verdict_entry(v, cols) | at]
         if v.kind != "placement" and v.kind != "removal":
             self._write_group(group)
         if v.kind == "violation":
@@ -125,17 +159,26 @@ class Session:
             self._log_line("takeback", v.message)
             self._emit(Event("undo", v, v.message, v.spaces))
             return v
+        if v.kind == "choice":      # white chips name the five of the last sequence(s)
+            if self.game is not None:
+                self.game.rechoose(r.moves[-1][1].five)
+            spaces = tuple(sorted({c for q in v.made for c in q.spaces}))
+            self._log_line("choice", v.message, spaces=list(spaces), team=v.team)
+            self._emit(Event("verdict", v, v.message, spaces))
+            return v
         card = None
         if self.proposal is not None:
             pmove, _ = self.proposal
             if v.spaces == (pmove.space,) and (v.kind == "placement") == (pmove.action == "place"):
                 card = pmove.card
                 if self.game is not None:
-                    self.game.push(pmove)
+                    rmove = r.moves[-1][1]
+                    self.game.push(Move(pmove.action, pmove.card, pmove.space, rmove.five))
                 self.proposal = None
             else:
                 return self._reject(obs, v, pmove, group)
-        move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0])
+        move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0],
+                    r.moves[-1][1].five)
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
         self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
         self._emit(Event("verdict", v, v.message, v.spaces,
@@ -143,6 +186,143 @@ class Session:
         if r.over:
             self.finish()
         return v
+
+    # --- catching up, taking back, putting right ----------------------------------------------
+    def _series(self, obs: Observation) -> list[catchup.Series]:
+        """The legal series of missed moves that explain ``obs``, when catching up is
+        possible here: not while the Pi's proposal waits, nor for a Pi seat's move, nor in
+        a game the engine deals (its cards decide the moves)."""
+        if self.game is not None or self.proposal is not None:
+            return []
+        found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
+        return [s for s in found if all(st.verdict.player not in self.computers for st in s.steps)]
+
+    def _accept(self, series: catchup.Series, at: dict) -> Verdict:
+        """Apply a series of missed moves, each judged and recorded as an ordinary move."""
+        r = self.referee
+        cols = r.layout.cols
+        note = series.note()
+        last = None
+        for step in series.steps:
+            v = r.observe(step.observation)
+            if not v.same_as(step.verdict):      # cannot happen: the copy judged the same
+                raise RuntimeError(f"catch-up diverged: {v.message}")
+            move = Move("place" if v.kind == "placement" else "remove", None, v.spaces[0])
+            self._write_group([observation_entry(step.observation) | at | {"caught_up": True},
+                               verdict_entry(v, cols) | at | {"caught_up": True},
+                               move_entry(len(r.moves), v.player, move, cols, via="observation")])
+            self._log_line(v.kind, v.message + " (caught up)", spaces=list(v.spaces), team=v.team)
+            self._emit(Event("verdict", v, v.message, v.spaces, {"caught_up": True}))
+            last = v
+            self.caught_up += 1
+        old, self.warning = self.warning, None
+        self._log_line("caught_up", note)
+        self._emit(Event("caught_up", last, note, tuple(s.verdict.spaces[0] for s in series.steps)))
+        if old is not None:
+            self._emit(Event("cleared", last, "board put right", old.spaces))
+        if r.over:
+            self.finish()
+        return last
+
+    def _offer(self, series: list[catchup.Series], obs: Observation, v: Verdict,
+               at: dict) -> Verdict:
+        """A series to confirm: longer than a glance can trust, or in more than one order."""
+        first = series[0]
+        how = "in more than one order" if len(series) > 1 else f"{len(first.steps)} moves"
+        text = (f"missed moves ({how})? {first.note()}: press c (or Confirm) to accept, "
+                f"t to take the board as it stands, or put the board right")
+        spaces = tuple(sorted({st.verdict.spaces[0] for st in first.steps}))
+        warn = Verdict("violation", spaces=spaces, team=v.team, player=v.player,
+                       rule="confirm_catch_up", message=text)
+        self.warning = warn
+        self.pending_catchup = (first, obs, at)
+        self._log_line("violation", text, spaces=list(spaces))
+        self._emit(Event("warning", warn, text, spaces))
+        return warn
+
+    def _take_back(self, back: int, obs: Observation, at: dict) -> Verdict:
+        """The board is back at a position ``back`` moves ago: undo those moves."""
+        r = self.referee
+        last = None
+        for _ in range(back):
+            last = r.undo()
+            self._write({"type": "event", "event": "undo", "reason": "takeback"} | at)
+            if self.game is not None:
+                self._rebuild_game_without_last()
+        v = Verdict("no_change", message="no change")
+        self._write_group([observation_entry(obs) | at, verdict_entry(v, r.layout.cols) | at])
+        self.warning = None
+        self.proposal = None          # the Pi chooses again for the position it is back at
+        self.ended = False
+        text = f"takeback: the board is back at move {len(r.moves) + 1}, the last {back} moves undone"
+        self._log_line("takeback", text)
+        self._emit(Event("undo", last, text, last.spaces if last else ()))
+        return last
+
+    def _put_right(self, obs: Observation) -> str:
+        """``; to put right: take the chip off e5, put blue back on d4`` (known spaces)."""
+        r = self.referee
+        cells = r.board.cells
+        todo = []
+        for i, st in enumerate(obs.states):
+            c = cells[i]
+            if st is SpaceState.UNKNOWN or c == FREE:
+                continue
+            name = r.layout.space_name(i)
+            if c > 0 and st is SpaceState.EMPTY:
+                todo.append(f"put {r.colour_name(c - 1)} back on {name}")
+            elif c > 0 and st.is_chip and st.value != r.colours[c - 1]:
+                todo.append(f"{name} should be {r.colour_name(c - 1)}")
+            elif c <= 0 and st.is_chip:
+                todo.append(f"take the chip off {name}")
+        return "; to put right: " + ", ".join(todo) if todo else ""
+
+    def take_board(self) -> bool:
+        """Take the board as it stands (a key and a dashboard button): the game's board
+        becomes what was last seen (known spaces; the turn does not change), recorded as a
+        position edit. False when there is nothing to take."""
+        obs = self.last_observation
+        r = self.referee
+        if obs is None:
+            return False
+        board = r.board
+        changed = []
+        for i, st in enumerate(obs.states):
+            c = board.cells[i]
+            if c == FREE or st is SpaceState.UNKNOWN or st is SpaceState.WHITE:
+                continue
+            want = 0 if st is SpaceState.EMPTY else \
+                (r.colours.index(st.value) + 1 if st.value in r.colours else c)
+            if want == c:
+                continue
+            if c > 0:
+                board.remove(i)
+            if want > 0:
+                board.place(i, want - 1)
+            changed.append(i)
+        if not changed:
+            return False
+        rows = r.expected().to_json()["board"]
+        names = [r.layout.space_name(i) for i in changed]
+        self._write({"type": "edit", "board": rows, "changed": names,
+                     "reason": "board taken as it stands"})
+        old, self.warning = self.warning, None
+        self.pending_catchup = None
+        text = f"board taken as it stands: {', '.join(names)} changed"
+        self._log_line("edit", text, spaces=changed)
+        self._emit(Event("edit", None, text, tuple(changed)))
+        self._emit(Event("cleared", None, "board taken as it stands",
+                         old.spaces if old is not None else tuple(changed)))
+        return True
+
+    def report_space_problems(self, problems: dict[int, str]) -> None:
+        """Spaces the sensing cannot settle (flickering between two readings): shown at
+        the space until they settle; the rest of the board is judged meanwhile."""
+        if problems == self.space_problems:
+            return
+        self.space_problems = dict(problems)
+        # shown where sensing trouble is shown (terminal, page, log); the spaces in the view
+        self.source_status("; ".join(problems[i] for i in sorted(problems)) if problems else None)
 
     def _reject(self, obs: Observation, v: Verdict, pmove: Move, group: list[dict]) -> Verdict:
         """A legal-looking change that is not the computer's chosen move: take it back and
@@ -277,7 +457,14 @@ class Session:
         self._emit(Event("lost_draw", None, "the last player's draw is lost"))
 
     def confirm(self) -> None:
-        """A warning acknowledged: it stays on the board LEDs until put right, but stops sounding."""
+        """A warning acknowledged: it stays on the board LEDs until put right, but stops
+        sounding. Missed moves offered for confirmation are accepted."""
+        if self.pending_catchup is not None:
+            series, _, at = self.pending_catchup
+            self.pending_catchup = None
+            self._write({"type": "event", "event": "confirm"})
+            self._accept(series, at)
+            return
         if self.warning is not None:
             self._write({"type": "event", "event": "confirm"})
             self._emit(Event("info", self.warning, "warning confirmed"))
@@ -298,6 +485,7 @@ class Session:
         if self.game is not None:
             self._rebuild_game_without_last()
         self.warning = None
+        self.pending_catchup = None
         self.ended = False
         self._log_line("undo", v.message)
         self._emit(Event("undo", v, v.message, v.spaces))
@@ -348,11 +536,15 @@ class Session:
             "to_move": {"player": r.current, "team": r.team},
             "sequences": list(r.board.counts), "to_win": r.to_win,
             "sequence_spaces": seq, "dead_cards": sorted(r.dead_cards()),
+            "sequences_made": [{"team": q.team, "text": q.text(lay.cols),
+                                "spaces": list(q.spaces)} for q in r.board.sequences],
             "over": r.over, "winner": r.winner, "move_number": len(r.moves),
             "warning": None if w is None else {"rule": w.rule, "text": w.message,
                                                 "spaces": list(w.spaces)},
             "proposal": prop, "log": self.log[-50:], "source_problem": self.source_problem,
             "hints": self.hints if self.hints_at == len(r.moves) else [],
+            "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
+            "confirm_catch_up": self.pending_catchup is not None,
         }
 
 

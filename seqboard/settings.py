@@ -29,12 +29,16 @@ def game_checks(d: dict[str, dict[str, Any]]) -> list[str]:
     if gpio["enabled"] and gpio["turn_leds"] and len(gpio["turn_leds"]) < teams:
         out.append(f"gpio.turn_leds: expected at least {teams} pins (one per team), "
                    f"got {len(gpio['turn_leds'])}")
-    if g["layout"]:
-        from engine.errors import LayoutError
-        try:
-            ed.load_layout(g["layout"])
-        except LayoutError as exc:
-            out.append(f"game.layout: {exc}")
+    layout = None
+    from engine.errors import LayoutError
+    try:
+        layout = ed.load_layout(g["layout"] or None)
+    except LayoutError as exc:
+        out.append(f"game.layout: {exc}")
+    table = d["leds"]["table"]
+    if layout is not None and table and len(table) != layout.size:
+        out.append(f"leds.table: expected one LED index for each of the {layout.size} spaces "
+                   f"of the {layout.rows} x {layout.cols} board, got {len(table)}")
     return out
 
 

@@ -38,23 +38,51 @@ def occupancy_to_observation(occupied: list[bool], session: Session) -> Observat
 
 
 class Settler:
-    """Reports a reading once it has stayed the same for ``settle`` seconds, and only when it
-    differs from the last one reported (the sensors' answer to a hand's shadow)."""
+    """Decides on evidence which reading of the sensors is the board's: a reading counts once
+    it has been seen in consecutive *distinct* snapshots (two at least, told apart by the
+    link's ``serial``) spanning ``settle`` seconds or more, with no other reading in
+    between; it is reported once, and again only after another was reported (or after
+    :meth:`forget`). A snapshot stays the latest until the next one arrives, so its age
+    alone proves nothing: one glitched or late snapshot is never a change.
+
+    ``update(value, serial, at)`` takes each snapshot once (a serial already seen is
+    ignored); ``at`` is when it arrived."""
 
     def __init__(self, settle: float) -> None:
         self.settle = settle
         self._value = None
+        self._first_serial: int | None = None
         self._since = 0.0
+        self._seen = 0                 # distinct snapshots showing the candidate in a row
+        self._last_serial: int | None = None
         self._reported = None
 
-    def update(self, value, now: float):
-        if value != self._value:
-            self._value, self._since = value, now
+    @property
+    def pending(self) -> bool:
+        """A reading differs from the last reported and waits for its confirmation."""
+        return self._value is not None and self._value != self._reported
+
+    @property
+    def candidate_since(self) -> float:
+        return self._since
+
+    def update(self, value, serial: int, at: float):
+        if serial == self._last_serial:
             return None
-        if value is None or now - self._since < self.settle or value == self._reported:
+        self._last_serial = serial
+        if value != self._value:
+            self._value, self._since, self._first_serial, self._seen = value, at, serial, 1
+            return None
+        self._seen += 1
+        if value is None or self._seen < 2 or at - self._since < self.settle \
+                or value == self._reported:
             return None
         self._reported = value
         return value
+
+    def reset(self) -> None:
+        """Forget the candidate (the board went away): the next reading starts afresh."""
+        self._value, self._seen, self._first_serial = None, 0, None
 
     def forget(self) -> None:
         """Report the current reading again even if unchanged (after an undo)."""
@@ -62,31 +90,57 @@ class Settler:
 
 
 ERROR_SHOWN_FOR = 10.0     # seconds a board's error report stays on show
+VERSION_SHOWN_FOR = 5.0    # seconds a frame of another protocol version keeps the problem up
 
 
 class MatrixSource:
-    """Stable observations from the sensor matrix. Only full snapshots are trusted; the link
-    asks for one whenever the board reports a change."""
+    """Stable observations from the sensor matrix. Only full snapshots are trusted, and only
+    once confirmed (:class:`Settler`): a snapshot that differs from the last reading makes
+    the source ask for another after ``settle`` seconds, and the change counts when that one
+    (and any between) agrees. A board that comes back with another size or another protocol
+    version is shown as a problem and nothing is judged until the right board is back."""
 
     def __init__(self, link, session: Session, settle: float = 0.3) -> None:
         self.link = link
         self.session = session
         self.settler = Settler(settle)
+        self._asked_at = 0.0
+        self._asked_serial: int | None = None
         session.subscribe(self._on_event)
 
     def _on_event(self, event, view) -> None:
         if event.kind in ("undo", "cleared"):
             self.settler.forget()
 
+    def _mismatch(self, snap) -> str | None:
+        """Why this board cannot be the game's board now, or None."""
+        lay = self.session.referee.layout
+        hello = getattr(self.link, "hello", None)
+        if hello is not None and (hello.rows, hello.cols) != (lay.rows, lay.cols):
+            return (f"the matrix board now reports {hello.rows} x {hello.cols} spaces, the game "
+                    f"is on a {lay.rows} x {lay.cols} board; connect the board the game began "
+                    f"on, the game waits")
+        if snap is not None and len(snap.spaces) != lay.rows * lay.cols:
+            return (f"the matrix board sent {len(snap.spaces)} spaces, the game is on a "
+                    f"{lay.rows} x {lay.cols} board; the game waits")
+        return None
+
     def poll(self, now: float) -> Observation | None:
-        self._report_link()
         snap = self.link.latest_snapshot()
-        if snap is None:
+        problem = self._report_link(snap)
+        if snap is None or problem is not None:
+            self.settler.reset()
             return None
         key = tuple(snap.spaces)
-        settled = self.settler.update(key, now)
+        serial = getattr(snap, "serial", 0)
+        received = getattr(snap, "received", 0.0) or now
+        settled = self.settler.update(key, serial, received)
         if settled is None:
+            self._ask_for_confirmation(serial, now)
             return None
+        # an occupancy board tells where chips are, not their colour: missed moves are
+        # caught up with each new chip in the colour of the team that placed it
+        self.session.colour_blind = not getattr(snap, "identity", False)
         if getattr(snap, "identity", False):
             r = self.session.referee
             # an identity board sends "occupied" for a chip whose tag it could not read:
@@ -97,20 +151,47 @@ class MatrixSource:
             return Observation(r.layout.rows, r.layout.cols, states)
         return occupancy_to_observation([bool(v) for v in snap.spaces], self.session)
 
-    def _report_link(self) -> None:
+    def _ask_for_confirmation(self, serial: int, now: float) -> None:
+        """A new reading waits for a second snapshot: ask for it once ``settle`` has passed
+        since the first, rather than wait for the link's once-a-second poll."""
+        st = self.settler
+        if not st.pending or now - st.candidate_since < st.settle:
+            return
+        if serial == self._asked_serial and now - self._asked_at < max(0.25, st.settle):
+            return           # asked already; the answer is on its way
+        request = getattr(self.link, "request_snapshot", None)
+        if request is not None:
+            self._asked_serial, self._asked_at = serial, now
+            request()
+
+    def _report_link(self, snap=None) -> str | None:
+        """Tell the session what keeps the board from being judged; return it (or None)."""
         link = self.link
         state = link.state
-        if state == "connected" and link.latest_snapshot() is not None:
-            problem = None
-        elif state == "connected":
-            problem = "waiting for the matrix board's full state"
-        else:
-            problem = (f"the matrix board is not answering ({state}); reconnecting, "
-                       f"nothing is judged until it is back")
-        errors = getattr(link, "board_errors", None)
-        if problem is None and errors and time.monotonic() - errors[-1][0] < ERROR_SHOWN_FOR:
-            problem = f"the matrix board reports: {errors[-1][1]}"
-        self.session.source_status(problem)
+        problem = None
+        other = getattr(link, "other_version", None)
+        if other is not None and time.monotonic() - other[0] < VERSION_SHOWN_FOR:
+            problem = (f"the matrix board speaks protocol version {other[1]}, seqboard speaks "
+                       f"version 1: update the board's firmware; nothing is judged, the game waits")
+        errors = getattr(link, "board_errors", None) or []
+        if problem is None and errors and errors[-1][1].startswith("protocol version") \
+                and snap is None:
+            problem = f"the matrix board: {errors[-1][1]}; nothing is judged, the game waits"
+        if problem is None and state == "connected":
+            problem = self._mismatch(snap)
+        if problem is None:
+            if state == "connected" and snap is not None:
+                problem = None
+            elif state == "connected":
+                problem = "waiting for the matrix board's full state"
+            else:
+                problem = (f"the matrix board is not answering ({state}); reconnecting, "
+                           f"nothing is judged until it is back")
+        shown = problem
+        if shown is None and errors and time.monotonic() - errors[-1][0] < ERROR_SHOWN_FOR:
+            shown = f"the matrix board reports: {errors[-1][1]}"
+        self.session.source_status(shown)
+        return problem
 
     def close(self) -> None:
         self.link.stop()
@@ -126,19 +207,29 @@ class CameraSource:
     A camera that stops sending frames for ``stall`` seconds ends the run with a clear line
     (the record is already safe on disk)."""
 
-    def __init__(self, frames, reader, stabiliser, stall: float = 5.0, name: str = "camera") -> None:
+    def __init__(self, frames, reader, stabiliser, stall: float = 5.0, name: str = "camera",
+                 session: Session | None = None) -> None:
         self.frames = frames
         self.reader = reader
         self.stabiliser = stabiliser
         self.stall = stall
         self.name = name
+        self.session = session          # told of spaces that will not settle
         self.last_frame = None
         self.last_reading = None
         self._last_ok: float | None = None
+        #: a recorded source (a video file or a folder): its frames' own time is used
+        self.recorded = bool(getattr(frames, "recorded", False))
+        self.finished = False
+        self.frames_read = 0
+        self.last_stamp: dict | None = None
 
     def poll(self, now: float) -> Observation | None:
         frame = self.frames.read()
         if frame is None:
+            if getattr(self.frames, "finished", False):
+                self.finished = True       # the end of the file: the run ends, exit 0
+                return None
             if self._last_ok is None:
                 self._last_ok = now
             if now - self._last_ok > self.stall:
@@ -147,9 +238,16 @@ class CameraSource:
                                 f"start again to resume it")
             return None
         self._last_ok = now
+        self.frames_read += 1
+        t = float(self.frames.t) if self.recorded else now
+        frame_no = getattr(self.frames, "frame_no", self.frames_read - 1)
+        self.last_stamp = {"t": round(t, 3), "frame": int(frame_no)}
         reading = self.reader.read(frame)
         self.last_frame, self.last_reading = frame, reading
-        return self.stabiliser.update(reading, now)
+        obs = self.stabiliser.update(reading, t, names=self.reader.layout.space_name)
+        if self.session is not None and hasattr(self.stabiliser, "problems"):
+            self.session.report_space_problems(self.stabiliser.problems)
+        return obs
 
     def forget(self) -> None:
         self.stabiliser.forget()
@@ -165,15 +263,16 @@ class CameraSource:
         self.frames.close()
 
 
-def live_source_factory(cfg) -> Callable[[Session], object]:
+def live_source_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
     """Open the configured sensing now (so a missing device fails before anything is
-    written); return a function that builds the source for a session."""
+    written); return a function that builds the source for a session. ``speed``: how fast
+    a video file or folder plays, times its own rate (0: as fast as possible)."""
     if cfg["sensing.source"] == "camera":
-        return _camera_factory(cfg)
+        return _camera_factory(cfg, speed)
     return _matrix_factory(cfg)
 
 
-def _camera_factory(cfg) -> Callable[[Session], object]:
+def _camera_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
     path = cfg.expand("camera.calibration")
     if not path.exists():
         raise UserError(f"camera.calibration: no calibration file at {path}; run "
@@ -189,7 +288,7 @@ def _camera_factory(cfg) -> Callable[[Session], object]:
     device = cfg["camera.device"]
     try:
         frames = open_frames(device, width=cfg["camera.width"], height=cfg["camera.height"],
-                             fps=cfg["camera.fps"], calibration=calibration)
+                             fps=cfg["camera.fps"], calibration=calibration, speed=speed)
     except FrameSourceError as exc:
         raise UserError(f"camera.device: {exc}") from None
 
@@ -200,7 +299,7 @@ def _camera_factory(cfg) -> Callable[[Session], object]:
                             f"{calibration.cols} board, the game is {lay.rows} x {lay.cols}")
         reader = BoardReader(calibration, lay)
         src = CameraSource(frames, reader, Stabiliser(settle=cfg["camera.settle_seconds"]),
-                           name=f"camera {device!r}")
+                           name=f"camera {device!r}", session=session)
         session.subscribe(lambda ev, view: src.forget() if ev.kind in ("undo", "cleared") else None)
         return src
     return make

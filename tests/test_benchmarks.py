@@ -14,21 +14,30 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 CASES = {
     "engine.py": (["--seconds", "0.3"], ["classic_random_games_per_s", "sequence_check_us",
+                                         "classic_legal_moves_games_per_s",
                                          "stacks_random_games_per_s"]),
     "bridge.py": (["--seconds", "0.3", "--snapshots", "3"],
                   [f"{k}_{b}" for k in ("led_frames_per_s", "led_wire_ratio", "snapshot_rtt_ms")
                    for b in (115200, 1000000)]),
-    "vision.py": (["--quick"],
+    "vision.py": (["--quick", "--video-quick"],
                   ["space_accuracy", "board_accuracy", "ms_per_frame_720p", "ms_per_frame_1080p",
                    "by_condition", "heldout_space_accuracy", "heldout_wrong_rate",
                    "heldout_wrong_under_hands", "heldout_unknown_rate", "heldout_board_accuracy",
                    "calibration_wrong_grids", "calibration_success_rate",
-                   "uncalibrated_space_accuracy"]),
+                   "uncalibrated_space_accuracy", "video_phantom_moves", "video_missed_moves",
+                   "video_moves_caught_up", "video_games_recovered"]),
+    "video.py": (["--quick"],
+                 ["video_phantom_moves", "video_missed_moves", "video_moves_caught_up",
+                  "video_games_recovered", "video_games_with_hidden_moves"]),
     "cards.py": (["--quick"],
                  ["card_accuracy", "card_wrong_rate", "card_unknown_rate", "card_ms",
                   "clear_card_accuracy", "card_views"]),
     "dashboard.py": (["--clients", "3", "--moves", "4", "--tick", "0.01"],
                      ["dashboard_latency_ms_p95", "dashboard_loop_slowdown"]),
+    "faults.py": (["--quick", "--glitches", "6", "--late", "2"],
+                  ["glitched_snapshot_phantoms", "bad_inputs_tried", "bad_input_tracebacks",
+                   "idle_connections_held", "verdict_latency_ratio_under_flood",
+                   "pin_owner_locked_out"]),
     "players.py": (["--games", "2", "--jobs", "1"],
                    ["hard_vs_greedy_win_rate", "medium_vs_greedy_win_rate",
                     "hard_ms_per_move_median", "stacks_hard_vs_greedy_win_rate"]),
@@ -44,5 +53,5 @@ def test_benchmark_prints_its_figures(script):
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     for k in keys:
         assert k in figures, k
-    assert all(not isinstance(v, (list, dict)) for k, v in figures.items() 
+    assert all(not isinstance(v, (list, dict)) for k, v in figures.items()
                if k not in ("by_condition", "heldout_by_family"))

@@ -56,16 +56,33 @@ def _need(d: dict, key: str, typ, path: str):
 
 
 def load_calibration(path: str | Path) -> Calibration:
+    import os
+    import stat
+
+    from .quad import corners_problem
+    max_bytes = 4 * 1024 * 1024          # a 12 x 12 board's file is ~60 kB
     p = Path(path).expanduser()
     name = str(p)
     try:
-        text = p.read_text("utf-8")
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise CalibrationError(f"{name}: not a regular file")
+        with open(p, "rb") as f:
+            raw = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise CalibrationError(f"{name}: no such file (run `seqboard calibrate` first)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(f"{name}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise CalibrationError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > max_bytes:
+        raise CalibrationError(f"{name}: larger than {max_bytes} bytes: not a calibration file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(f"{name}: byte {exc.start} is not UTF-8 text: not a "
+                               f"calibration file") from None
     try:
         d = json.loads(text)
+    except RecursionError:
+        raise CalibrationError(f"{name}: nested too deeply: not a calibration file") from None
     except ValueError as exc:
         raise CalibrationError(f"{name}: not valid JSON (line {getattr(exc, 'lineno', '?')}): "
                                f"the file is damaged; run `seqboard calibrate` again") from None
@@ -75,21 +92,34 @@ def load_calibration(path: str | Path) -> Calibration:
     if version != VERSION:
         raise CalibrationError(f"{name}: key 'version' is {version}; this seqboard reads {VERSION}")
     rows, cols = _need(d, "rows", int, name), _need(d, "cols", int, name)
-    corners = np.asarray(_need(d, "corners", list, name), np.float32)
-    if corners.shape != (4, 2) or not np.isfinite(corners).all():
-        raise CalibrationError(f"{name}: key 'corners' must be four [x, y] points")
+    for key, v in (("rows", rows), ("cols", cols)):
+        if not 2 <= v <= 32:
+            raise CalibrationError(f"{name}: key '{key}' is {v}; expected 2 to 32")
+    raw_corners = _need(d, "corners", list, name)
+    problem = corners_problem(raw_corners)
+    if problem is not None:
+        raise CalibrationError(f"{name}: key 'corners': {problem}")
+    corners = np.asarray(raw_corners, np.float32)
     size = _need(d, "image_size", list, name)
-    if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
-        raise CalibrationError(f"{name}: key 'image_size' must be [width, height]")
+    if len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
+                                 and 16 <= v <= 20000 for v in size):
+        raise CalibrationError(f"{name}: key 'image_size' must be [width, height], "
+                               f"16 to 20000 pixels each")
     try:
         ref = Reference.from_json(_need(d, "reference", dict, name), rows * cols)
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, IndexError, OverflowError) as exc:
         raise CalibrationError(f"{name}: key 'reference' is damaged ({exc})") from None
+    for k in ("patch", "centre", "band_patch", "skin", "radial"):
+        if not np.isfinite(np.asarray(getattr(ref, k), np.float64)).all():
+            raise CalibrationError(f"{name}: key 'reference.{k}' holds a number that is not finite")
     cam = d.get("camera", {})
     if not isinstance(cam, dict):
         raise CalibrationError(f"{name}: key 'camera' must be an object")
-    return Calibration(_need(d, "layout", str, name), rows, cols, corners, (size[0], size[1]),
-                       ref, str(d.get("method", "outline")), cam)
+    layout = _need(d, "layout", str, name)
+    if not 0 < len(layout) <= 200:
+        raise CalibrationError(f"{name}: key 'layout' must be a layout's name")
+    return Calibration(layout, rows, cols, corners, (size[0], size[1]),
+                       ref, str(d.get("method", "outline"))[:40], cam)
 
 
 def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
@@ -147,30 +177,37 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
                        camera or {})
 
 
-def _confirmed_grid(frame: np.ndarray, layout) -> np.ndarray:
+def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import check_grid, pairs_tell_turn, refine_grid, settle_grid, twin_mean
+    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, settle_grid,
+                        twin_mean)
     problem: BoardNotFound | None = None
     tried: list[np.ndarray] = []
 
-    def attempt(quad: np.ndarray):
+    def attempt(quad: np.ndarray, as_found: bool = False):
         nonlocal problem
         tried.append(quad)
+        if as_found and pairs_tell_turn(layout):
+            # the outline finder's corners are precise when right: confirmed as they are,
+            # they are kept
+            turned = best_turn(frame, quad, layout)
+            if check_grid(frame, turned, layout, chips).ok:
+                return turned
         grid = settle_grid(frame, quad, layout)
         if not pairs_tell_turn(layout):
             grid = orient(frame, grid, layout, layout_template(layout))
-        verdict = check_grid(frame, grid, layout)
+        verdict = check_grid(frame, grid, layout, chips)
         if verdict.ok:
             # finer steps, for the last fraction of a space
             finer = refine_grid(frame, grid, layout, steps=(0.12, 0.06, 0.03), passes=8)
-            return finer if check_grid(frame, finer, layout).ok else grid
+            return finer if check_grid(frame, finer, layout, chips).ok else grid
         if problem is None:
             problem = GridRefused(verdict.reason, grid, verdict)
         return None
 
     try:
-        grid = attempt(np.float32(find_outline(frame).corners))
+        grid = attempt(np.float32(find_outline(frame).corners), as_found=True)
         if grid is not None:
             return grid
     except BoardNotFound as exc:

@@ -316,3 +316,90 @@ def classify(f: SpaceFeatures, ref: Reference, free: frozenset[int] = frozenset(
         states.append(st)
         conf[i] = float(max(0.05, min(1.0, c * min(1.0, (d - empty_below) / 10 + 0.3))))
     return states, conf, hand
+
+
+def _centre_spread(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(n,) how uneven each space's middle disc is (grey std): a chip's is smooth, print is not."""
+    n = rows * cols
+    cell = CANON
+    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32).mean(axis=2)
+    cells = g.reshape(rows, cell, cols, cell).transpose(0, 2, 1, 3).reshape(n, cell * cell)
+    return cells[:, _CENTRE_I].std(axis=1)
+
+
+def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple[int, int]],
+                      free: frozenset[int] = frozenset()
+                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+    """Reading without a calibration, on any printing: each space is compared with its twin
+    (the other space printed with the same card) instead of the empty board. Twins alike
+    are both empty; where they differ, the one whose middle is a smooth disc of a chip's
+    colour (and unlike its twin's) holds a chip. A space without a twin (a free corner, a
+    travel board) is a chip only when its middle is a smooth disc of strong colour."""
+    n = rows * cols
+    f = features(board, rows, cols)
+    spread = _centre_spread(board, rows, cols) * (230.0 / np.maximum(f.light.mean(axis=1), 12.0))
+    twin = {}
+    for i, j in pairs:
+        twin[i], twin[j] = j, i
+    cell = np.stack([np.rot90(f.patch.reshape(n, PATCH, PATCH, 3), k, axes=(1, 2)).reshape(n, -1)
+                     for k in range(4)], axis=1)                    # (n, 4, k)
+    off = paper_chroma_residual(f.paper, cols)
+    off[f.paper.max(axis=1) >= 250] = 0.0
+    # without the empty board's colours, only a strong change of the paper's colour (a
+    # hand, an arm) is taken for a cover (court pictures may be skin-coloured)
+    hand = off > 2 * COVER_CHROMA
+    if hand.any() and cols:
+        grid = hand.reshape(-1, cols).astype(np.uint8)
+        hand = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
+    states: list[SpaceState] = []
+    conf = np.zeros(n, np.float32)
+    smooth = spread < 14.0
+    for i in range(n):
+        if hand[i] or f.glare[i] > 0.25:
+            states.append(SpaceState.UNKNOWN)
+            conf[i] = 0.3
+            continue
+        st, c = chip_colour(f.centre[i])
+        chip_like = smooth[i] and st is not SpaceState.UNKNOWN
+        j = twin.get(i)
+        if j is not None:
+            d = float(np.abs(cell[i, 0][None] - cell[j]).mean(axis=1).min())
+            if d < 14.0:
+                # alike: both empty (two chips of one colour on both copies: both chips)
+                both = chip_like and smooth[j] and st is not SpaceState.WHITE and \
+                    chip_colour(f.centre[j])[0] is st
+                states.append(st if both else SpaceState.EMPTY)
+                conf[i] = 0.6
+                continue
+            other = smooth[j] and np.abs(f.centre[i] - f.centre[j]).max() < 30
+            # a translucent or glossy chip is not smooth, but its middle is a chip's colour
+            # far from its twin's
+            sat_i, sat_j = (float(np.ptp(f.centre[k]) / max(f.centre[k].max(), 1.0)) for k in (i, j))
+            if not chip_like and st is not SpaceState.UNKNOWN and st is not SpaceState.WHITE \
+                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and \
+                    np.abs(f.centre[i] - f.centre[j]).max() > 60:
+                chip_like = True
+            if chip_like and not other:
+                states.append(st)
+                conf[i] = float(max(0.3, c))
+            elif chip_like and other and st is not SpaceState.WHITE:
+                states.append(st)                        # two chips of one colour on the twins
+                conf[i] = 0.4
+            elif chip_like and other:
+                states.append(SpaceState.UNKNOWN)        # both smooth and white in the middle
+                conf[i] = 0.2
+            else:
+                states.append(SpaceState.EMPTY)
+                conf[i] = 0.5
+            continue
+        strong = chip_like and st is not SpaceState.WHITE
+        if strong and i not in free:
+            states.append(st)
+            conf[i] = float(max(0.3, c))
+        elif strong and i in free:
+            states.append(st)
+            conf[i] = 0.4
+        else:
+            states.append(SpaceState.EMPTY)
+            conf[i] = 0.4
+    return states, conf, hand

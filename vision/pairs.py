@@ -121,7 +121,8 @@ def measure(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     return _score(v, pairs, spaces)
 
 
-def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> GridCheck:
+def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+               chips: bool = False) -> GridCheck:
     """Does the grid lie on the board's spaces? Refused (``ok`` False) with the reason in
     words when the pairs of twin spaces do not match, or match better with the grid moved
     or resized a little."""
@@ -129,6 +130,13 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> GridCh
     if len(pairs) < 8:
         return GridCheck(True, 1.0, 1.0, np.zeros(0), pairs,
                          reason="this layout prints no card twice: the grid is not checked")
+    if chips:
+        # a board in play (reading without calibration): pairs with a chip on either space
+        # cannot match; judge by the pairs left bare (at least eight of them)
+        bare = _bare_spaces(frame, corners, layout)
+        kept = [p for p in pairs if bare[p[0]] and bare[p[1]]]
+        if len(kept) >= 8:
+            pairs = kept
     twin, best, contrast = measure(frame, corners, layout, pairs)
     matched = float(best.mean())
     chk = GridCheck(False, matched, contrast, twin, pairs, _best=best)
@@ -285,3 +293,26 @@ def twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> float:
         return 0.0
     return _twin_mean(frame, corners, layout, np.array([p[0] for p in pairs]),
                       np.array([p[1] for p in pairs]))
+
+
+def _bare_spaces(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n,) spaces whose middle is not a smooth disc of a chip's colour."""
+    from .classify import _centre_spread, chip_colour, features
+    from .locate import straighten
+    from engine.observation import SpaceState
+    board = straighten(frame, corners, layout)
+    f = features(board, layout.rows, layout.cols)
+    spread = _centre_spread(board, layout.rows, layout.cols)
+    chip = [spread[i] < 14 and chip_colour(f.centre[i])[0] is not SpaceState.UNKNOWN
+            for i in range(layout.size)]
+    return ~np.array(chip)
+
+
+def best_turn(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """The corners turned so the twin spaces look most alike (unchanged when the layout's
+    pairs cannot tell the turn)."""
+    if not pairs_tell_turn(layout):
+        return np.float32(corners)
+    turns = range(4) if layout.rows == layout.cols else (0, 2)
+    options = [np.roll(np.float32(corners), -k, axis=0) for k in turns]
+    return max(options, key=lambda c: twin_mean(frame, c, layout))

@@ -22,7 +22,7 @@ from engine.layout import Layout
 from engine.observation import Observation, SpaceState
 
 from .calibration import Calibration
-from .classify import Reference, classify, features
+from .classify import Reference, classify, classify_by_twins, features
 from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
                      straighten)
 
@@ -57,6 +57,10 @@ def drawn_reference(layout: Layout) -> Reference:
     return Reference.from_features(features(grid, layout.rows, layout.cols), camera=False)
 
 
+#: most spaces within this of the layout's own pictures: the board is printed like ours
+OUR_PRINTING = 12.0
+
+
 class BoardReader:
     """Reads frames of one board. ``markers=True`` finds it by its ArUco corner markers."""
 
@@ -68,6 +72,8 @@ class BoardReader:
         self.corners = calibration.corners.copy() if calibration else None
         self._template = None
         self._bad = 0
+        from .pairs import twin_pairs
+        self._pairs = twin_pairs(layout) if len(twin_pairs(layout)) >= 8 else []
 
     def _template_img(self):
         if self._template is None:
@@ -75,6 +81,11 @@ class BoardReader:
         return self._template
 
     def locate(self, frame: np.ndarray, previous: np.ndarray | None = None) -> np.ndarray:
+        if self.calibration is None and not self.markers and previous is None and self._pairs:
+            # no calibration: the grid confirmed by the board's own twin spaces, whatever
+            # its printing (raises BoardNotFound, or GridRefused, saying what is wrong)
+            from .calibration import _confirmed_grid
+            return _confirmed_grid(frame, self.layout, chips=True)
         loc = find_aruco(frame) if self.markers else find_outline(frame)
         if loc.method == "aruco":
             return loc.corners
@@ -93,13 +104,20 @@ class BoardReader:
         t1 = time.perf_counter()
         board = straighten(frame, self.corners, lay)
         f = features(board, lay.rows, lay.cols)
-        # against the drawn pictures (no calibration) a space must differ more to be a chip
-        states, conf, hand = classify(f, self.reference, lay.free,
-                                      9.0 if self.calibration is not None else 20.0, lay.cols)
+        ours = self.calibration is None and float(np.median(
+            np.abs(f.patch - self.reference.patch).mean(axis=1))) < OUR_PRINTING
+        if self.calibration is None and self._pairs and not ours:
+            # no calibration, another printing than ours: each space against its twin
+            states, conf, hand = classify_by_twins(board, lay.rows, lay.cols, self._pairs,
+                                                   lay.free)
+        else:
+            # against the drawn pictures (no calibration) a space must differ more to be a chip
+            states, conf, hand = classify(f, self.reference, lay.free,
+                                          9.0 if self.calibration is not None else 20.0, lay.cols)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)
-        if (band_diff > 40).mean() > 0.5:
+        if (self.calibration is not None or not self._pairs) and (band_diff > 40).mean() > 0.5:
             self._bad += 1
             if self._bad >= 2:
                 self._bad = 0

@@ -8,10 +8,19 @@
 * :class:`vision.synth.SyntheticCamera`: the synthetic renderer filming a table.
 
 :func:`open_frames` picks one from the configuration's ``camera.device``.
+
+Files (a video file, a folder of frames) are *recorded* time: each frame carries its own
+time, ``frame_no / fps`` (the container's frame rate for a video, ``camera.fps`` for a
+folder), in :attr:`t`, and its number in :attr:`frame_no`. They are played at ``speed``
+times their own rate (1: as filmed; 0: as fast as the machine goes); the stabiliser counts
+the frames' time, never the wall clock, so a file gives the same verdicts on any machine at
+any speed. After the last frame ``read()`` returns None and :attr:`finished` is True.
+Live sources (a camera) have ``t`` = seconds since they started and ``finished`` False.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import cv2
@@ -24,36 +33,82 @@ class FrameSourceError(Exception):
     """A camera that cannot be opened or stopped; the message says which and why."""
 
 
-class CaptureSource:
+class _Recorded:
+    """Time and pacing of a recorded source (a file or a folder): frame ``n`` is at
+    ``n / fps`` seconds; it is handed out no sooner than ``t / speed`` after the first."""
+
+    recorded = True
+
+    def _start_clock(self, fps: float, speed: float) -> None:
+        self.fps = float(fps)
+        self.speed = float(speed)
+        self.frame_no = -1
+        self.t = 0.0
+        self.finished = False
+        self._t0: float | None = None
+
+    def _tick(self) -> None:
+        self.frame_no += 1
+        self.t = self.frame_no / self.fps
+        if self.speed > 0:
+            if self._t0 is None:
+                self._t0 = time.monotonic()
+            ahead = self._t0 + self.t / self.speed - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
+
+
+class CaptureSource(_Recorded):
+    """A camera by index (live), or a video file (recorded: its container's frame rate)."""
+
     def __init__(self, device: int | str, width: int = 1280, height: int = 720,
-                 fps: float = 10.0) -> None:
+                 fps: float = 10.0, speed: float = 1.0) -> None:
         self.name = str(device)
         self.cap = cv2.VideoCapture(device)
         if not self.cap.isOpened():
             raise FrameSourceError(f"cannot open {'camera' if isinstance(device, int) else 'video'} "
                                    f"{device}")
+        self.recorded = not isinstance(device, int)
         if isinstance(device, int):
             self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
             self.cap.set(cv2.CAP_PROP_FPS, fps)
+            self._start_clock(fps, 0.0)
+            self._live0 = time.monotonic()
+        else:
+            own = self.cap.get(cv2.CAP_PROP_FPS)
+            self._start_clock(own if own and 0 < own < 1000 else fps, speed)
 
     def read(self) -> np.ndarray | None:
+        if self.finished:
+            return None
         ok, frame = self.cap.read()
-        return frame if ok else None
+        if not ok:
+            self.finished = self.recorded
+            return None
+        if self.recorded:
+            self._tick()
+        else:
+            self.frame_no += 1
+            self.t = time.monotonic() - self._live0
+        return frame
 
     def close(self) -> None:
         self.cap.release()
 
 
-class FolderSource:
-    """The images of a folder in name order, one per read; None after the last."""
+class FolderSource(_Recorded):
+    """The images of a folder in name order, one per read, ``fps`` of them a second of
+    the game; None after the last (and :attr:`finished`)."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, fps: float = 10.0, speed: float = 1.0) -> None:
         self.folder = Path(folder)
+        self.name = str(self.folder)
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
             raise FrameSourceError(f"no images in {self.folder}")
         self.index = 0
+        self._start_clock(fps, speed)
 
     def read(self) -> np.ndarray | None:
         while self.index < len(self.files):
@@ -61,7 +116,9 @@ class FolderSource:
             self.index += 1
             img = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if img is not None:
+                self._tick()
                 return img
+        self.finished = True
         return None
 
     def close(self) -> None:
@@ -120,16 +177,17 @@ class Picamera2Source:
 
 
 def open_frames(device: str, width: int = 1280, height: int = 720, fps: float = 10.0,
-                calibration=None):
+                calibration=None, speed: float = 1.0):
     """The frame source named by ``device``: "picamera2", a V4L2 index, a video file, or
-    a folder of images."""
+    a folder of images (``fps`` frames a second). Files play at ``speed`` times their own
+    rate (0: as fast as possible)."""
     if device == "picamera2":
         return Picamera2Source(width, height, fps, calibration.camera if calibration else None)
     if device.isdigit():
         return CaptureSource(int(device), width, height, fps)
     path = Path(device).expanduser()
     if path.is_dir():
-        return FolderSource(path)
+        return FolderSource(path, fps=fps, speed=speed)
     if not path.exists():
         raise FrameSourceError(f"{device}: no such camera, video file or folder")
-    return CaptureSource(str(path))
+    return CaptureSource(str(path), fps=fps, speed=speed)

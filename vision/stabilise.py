@@ -2,6 +2,23 @@
 while. Spaces under a hand are unknown, never empty; a hand passing over the board never
 produces a change.
 
+The board is stable when its KNOWN spaces agree over the settle window. A space that
+flickers between unknown and one state (a space at the lens edge, under glare) is reported
+unknown, and does not keep the rest of the board from settling; the referee ignores it until
+it reads steadily. A space that keeps flipping between two states (three flips or more
+within ``problem_after`` seconds) is a problem at that space: it is reported unknown, named
+in :attr:`Stabiliser.problems`, and the rest of the board settles without it.
+
+Chips do not move by themselves: a hand brings or takes every one. A space whose reading
+changed although no hand came over it, or next to it, since the last report (the board
+was seen all along) is a misreading until it has lasted ``untouched_after`` seconds (a
+shadow passing, a reflection): it is reported unknown meanwhile. A change no hand was seen
+making is still accepted after that time, so the game is never held up by a hand the
+reader missed.
+
+Time is whatever the caller passes: the camera's clock, or a file's frame times (so a video
+gives the same observations on any machine, at any speed).
+
 Example::
 
     stab = Stabiliser(settle=0.6)
@@ -13,12 +30,18 @@ Example::
 
 from __future__ import annotations
 
+from collections import deque
+
 import cv2
 import numpy as np
 
-from engine.observation import Observation
+from engine.observation import Observation, SpaceState
 
 from .reader import FrameReading
+
+_CODES = {s: k for k, s in enumerate(SpaceState)}
+_STATES = list(SpaceState)
+_UNKNOWN = _CODES[SpaceState.UNKNOWN]
 
 
 class Stabiliser:
@@ -26,17 +49,29 @@ class Stabiliser:
 
     A reading is held back while the board is not found, while a hand covers any space,
     while the picture of the board still moves (``motion`` grey levels, mean over the board),
-    and until the same reading has lasted ``settle`` seconds. A stable reading is reported
-    once; it is reported again only after it changed (or after :meth:`forget`).
+    and until the known spaces have agreed for ``settle`` seconds. A stable observation is
+    reported once; it is reported again only after a known space changed (or after
+    :meth:`forget`).
     """
 
-    def __init__(self, settle: float = 0.6, motion: float = 4.0) -> None:
+    def __init__(self, settle: float = 0.6, motion: float = 4.0,
+                 problem_after: float | None = None, flips: int = 3,
+                 untouched_after: float | None = None) -> None:
         self.settle = settle
         self.motion = motion
-        self._key: tuple | None = None
-        self._since: float | None = None
+        self.untouched_after = untouched_after if untouched_after is not None else max(3.0, 5 * settle)
+        self._touched: np.ndarray | None = None     # a hand over or beside it since the report
+        self._basis: np.ndarray | None = None       # each space's last reported known state
+        self._untouched_since: dict[int, float] = {}
+        self.problem_after = problem_after if problem_after is not None else max(2.0, 4 * settle)
+        self.flips = flips
+        self._window: deque[tuple[float, np.ndarray]] = deque()
+        self._flip_times: dict[int, deque[float]] = {}
+        self._seen: dict[int, set[int]] = {}        # the states a flickering space took
+        self._last_known: np.ndarray | None = None
         self._reported: tuple | None = None
         self._last_board: np.ndarray | None = None
+        self.problems: dict[int, str] = {}   # space -> what it flickers between
         self.state = "waiting"          # waiting, covered, moving, settling, stable
 
     def forget(self) -> None:
@@ -52,26 +87,117 @@ class Stabiliser:
             return True
         return float(np.abs(small - prev).mean()) > self.motion
 
-    def update(self, reading: FrameReading, t: float) -> Observation | None:
+    def _reset(self, state: str) -> None:
+        self.state = state
+        self._window.clear()
+
+    def _note_flips(self, codes: np.ndarray, t: float, names) -> None:
+        """Count each space's changes between two known states; name the flickering ones."""
+        known = codes != _UNKNOWN
+        if self._last_known is None:
+            self._last_known = np.where(known, codes, _UNKNOWN)
+            return
+        last = self._last_known
+        flipped = known & (last != _UNKNOWN) & (codes != last)
+        for i in np.flatnonzero(flipped):
+            q = self._flip_times.setdefault(int(i), deque())
+            q.append(t)
+            self._seen.setdefault(int(i), set()).update((int(codes[i]), int(last[i])))
+        self._last_known = np.where(known, codes, last)
+        problems = {}
+        for i, q in list(self._flip_times.items()):
+            while q and t - q[0] > self.problem_after:
+                q.popleft()
+            if not q:
+                del self._flip_times[i]
+                self._seen.pop(i, None)
+                continue
+            if len(q) >= self.flips:
+                what = " and ".join(_name(_STATES[k]) for k in sorted(self._seen.get(i, ())))
+                problems[i] = f"{names(i)} keeps changing between {what}: check the light there"
+        self.problems = problems
+
+    def update(self, reading: FrameReading, t: float, names=None) -> Observation | None:
+        """The stable observation this reading completes, or None. ``names(i)``: a space's
+        name for :attr:`problems` (default ``space i``)."""
         moving = self._moving(reading.board) if reading.found else True
+        n = len(reading.observation.states)
+        if self._touched is None:
+            self._touched = np.zeros(n, bool)
+        if not reading.found:
+            self._touched[:] = True             # unseen: anything may have happened
+        elif reading.hand:
+            rows, cols = reading.observation.rows, reading.observation.cols
+            near = cv2.dilate(np.array(reading.occluded, np.uint8).reshape(rows, cols),
+                              np.ones((3, 3), np.uint8)).ravel() > 0
+            self._touched |= near
         if not reading.found or reading.hand:
-            self.state = "covered" if reading.found else "waiting"
-            self._key = self._since = None
+            self._reset("covered" if reading.found else "waiting")
             return None
         if moving:
-            self.state = "moving"
-            self._key = self._since = None
+            self._reset("moving")
             return None
-        key = reading.observation.states
-        if key != self._key or self._since is None:
-            self._key, self._since = key, t
+        obs = reading.observation
+        codes = np.fromiter((_CODES[s] for s in obs.states), np.int8, len(obs.states))
+        self._note_flips(codes, t, names or (lambda i: f"space {i}"))
+        self._window.append((t, codes))
+        # the window: the readings of the last `settle` seconds, and the one just before
+        # them (which shows the board was already so when the window began)
+        while len(self._window) >= 2 and self._window[1][0] <= t - self.settle:
+            self._window.popleft()
+        if t - self._window[0][0] < self.settle:
             self.state = "settling"
             return None
-        if t - self._since < self.settle:
+        arr = np.stack([c for _, c in self._window])
+        known = arr != _UNKNOWN
+        hi = np.where(known, arr, -1).max(axis=0)
+        lo = np.where(known, arr, 127).min(axis=0)
+        conflict = known.any(axis=0) & (hi != lo)
+        problem = np.zeros(len(codes), bool)
+        if self.problems:
+            problem[list(self.problems)] = True
+        if (conflict & ~problem).any():
             self.state = "settling"
             return None
+        steady = known.all(axis=0) & ~conflict & ~problem
+        out = np.where(steady, arr[-1], _UNKNOWN)
+        out = self._untouched_changes(out, t)
+        key = tuple(_STATES[k] for k in out)
         self.state = "stable"
         if key == self._reported:
             return None
+        if self._reported is not None and self._basis is not None \
+                and not ((out != _UNKNOWN) & (out != self._basis)).any():
+            return None                 # nothing read differs from what was reported
         self._reported = key
-        return reading.observation
+        known_now = out != _UNKNOWN
+        self._basis = np.where(known_now, out, self._basis if self._basis is not None else _UNKNOWN)
+        self._touched[:] = False
+        steady = steady & known_now
+        conf = tuple(c if s else 0.0 for c, s in zip(obs.confidence, steady))
+        return Observation(obs.rows, obs.cols, key, conf)
+
+
+    def _untouched_changes(self, out: np.ndarray, t: float) -> np.ndarray:
+        """Spaces changed since the last report with no hand near them: unknown until the
+        change has lasted ``untouched_after`` seconds."""
+        if self._basis is None:
+            return out
+        # a hand that came and went leaving a space as it was: that visit is over
+        self._touched &= ~((out == self._basis) & (out != _UNKNOWN))
+        changed = (out != _UNKNOWN) & (self._basis != _UNKNOWN) & (out != self._basis) \
+            & ~self._touched
+        for i in list(self._untouched_since):
+            if not changed[i]:
+                del self._untouched_since[i]
+        out = out.copy()
+        for i in np.flatnonzero(changed):
+            since = self._untouched_since.setdefault(int(i), t)
+            if t - since < self.untouched_after:
+                out[i] = _UNKNOWN
+        return out
+
+
+def _name(state: SpaceState) -> str:
+    return {".": "empty", "B": "blue", "G": "green", "R": "red", "W": "white",
+            "?": "unknown"}[state.value]

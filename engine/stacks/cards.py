@@ -84,12 +84,15 @@ def load_deck(path: str | Path | None = None) -> DeckSpec:
     """The deck's make-up from a TOML data file (default: the published split)."""
     p = Path(path) if path else DECK_FILE
     name = str(p) if path else "default"
+    from ..layout import read_capped_text
+    text = read_capped_text(p, 64 * 1024, "deck file", EngineError) if path else \
+        p.read_text("utf-8")
     try:
-        data = tomllib.loads(p.read_text("utf-8"))
-    except OSError as exc:
-        raise EngineError(f"{p}: cannot read: {exc.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise EngineError(f"{p}: not a valid deck file: {exc}") from None
+    except RecursionError:
+        raise EngineError(f"{p}: not a valid deck file: values nested too deeply") from None
 
     def table(key: str, allowed) -> dict[str, int]:
         t = data.get(key, {})
@@ -97,9 +100,12 @@ def load_deck(path: str | Path | None = None) -> DeckSpec:
             raise EngineError(f"{p}: [{key}] must be a table")
         for k, v in t.items():
             if k not in allowed:
-                raise EngineError(f"{p}: [{key}] {k}: unknown card")
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise EngineError(f"{p}: [{key}] {k}: expected a count (0 or more), got {v!r}")
+                shown = k if k.isprintable() and len(k) <= 20 else repr(k[:20])
+                raise EngineError(f"{p}: [{key}] {shown}: unknown card")
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 100:
+                shown = repr(v) if isinstance(v, (int, float, bool, str)) else type(v).__name__
+                raise EngineError(f"{p}: [{key}] {k}: expected a count from 0 to 100, "
+                                  f"got {shown[:40]}")
         return dict(t)
 
     cards = table("cards", ALL_CODES)

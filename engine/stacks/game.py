@@ -42,6 +42,11 @@ class StacksOptions:
     win_each_colour: int = 2
     #: full rounds with nothing laid, drawn or stolen before a stuck game is declared drawn
     stall_rounds: int = 2
+    #: which cards the deck is rebuilt from when it runs out: "sequences", the book's "cards
+    #: from previously made SEQUENCES" (the completed piles that earned a chip; played
+    #: special cards and blocked piles stay out of play), or "out_of_play", the whole
+    #: out-of-play pile (the engine's reading before issue 20)
+    reshuffle: str = "sequences"
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -50,6 +55,15 @@ class StacksOptions:
     def from_json(cls, d: dict) -> "StacksOptions":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def __post_init__(self) -> None:
+        if self.reshuffle not in RESHUFFLES:
+            raise IllegalMoveError(f"option reshuffle must be one of {', '.join(RESHUFFLES)}, "
+                                   f"not {self.reshuffle!r}")
+
+
+#: The readings of the reshuffle (StacksOptions.reshuffle).
+RESHUFFLES = ("sequences", "out_of_play")
 
 
 @dataclass(frozen=True)
@@ -126,6 +140,7 @@ class StacksGame:
         self.discards: list[list[str]] = [[] for _ in range(players)]
         self.piles: list[Pile] = []
         self.out: list[str] = []                     # the out-of-play pile
+        self.made: list[str] = []                    # its cards of SEQUENCES made (in out too)
         self.chips: list[dict[str, int]] = [{c: 0 for c in COLOURS} for _ in range(players)]
         self.supply = {c: int(self.spec.chips.get(c, 20)) for c in COLOURS}
         self.chip_count = sum(self.supply.values())
@@ -171,17 +186,26 @@ class StacksGame:
     # --- drawing -------------------------------------------------------------------------
     def _draw_one(self, p: int) -> bool:
         if not self.deck:
-            if not self.out:
+            if self.options.reshuffle == "sequences":
+                # the deck is used up: the cards of the SEQUENCES made since, shuffled, are
+                # the new deck; special cards and blocked piles stay out of play
+                cards = self.made
+                for c in cards:
+                    self.out.remove(c)
+            else:
+                cards = self.out
+                self.out = []
+            self.made = []
+            if not cards:
                 return False
-            # the deck is used up: the out-of-play pile, shuffled, is the new deck
-            cards = self.out
-            self.out = []
             if self.known:
                 self.rng.shuffle(cards)
                 self.deck = cards
             else:
                 self.deck = [UNKNOWN] * len(cards)
-            self.log.append(f"the out-of-play pile ({len(cards)} cards) is shuffled into a new deck")
+            what = "the cards of the SEQUENCES made" if self.options.reshuffle == "sequences" \
+                else "the out-of-play pile"
+            self.log.append(f"{what} ({len(cards)} cards) shuffled into a new deck")
         self.hands[p].append(self.deck.pop())
         self._progress = True
         return True
@@ -424,6 +448,7 @@ class StacksGame:
         pile, p = self.pending.pile, self.pending.player
         self.pending = None
         self.out += pile.cards
+        self.made += pile.cards
         c = pile.colour
         if self.supply[c]:
             self.supply[c] -= 1

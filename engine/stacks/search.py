@@ -34,6 +34,7 @@ def clone(game: StacksGame, rng: random.Random) -> StacksGame:
     g.discards = [list(d) for d in game.discards]
     g.piles = [Pile(p.colour, list(p.cards)) for p in game.piles]
     g.out = list(game.out)
+    g.made = list(game.made)
     g.chips = [dict(c) for c in game.chips]
     g.supply = dict(game.supply)
     if game.pending is not None:

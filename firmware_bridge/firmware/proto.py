@@ -225,6 +225,10 @@ class BoardCore:
                 self.render()
 
     def handle(self, kind, seq, payload):
+        if kind in (HELLO_REQ, STATE_REQ) and payload:
+            # a request carries no payload: a frame that has one is malformed (docs/protocol.md)
+            self._out(NAK, struct.pack("<HB", seq, NAK_LENGTH))
+            return
         if kind == HELLO_REQ:
             self._out(ACK, struct.pack("<H", seq))
             self._out(HELLO, self.hello_payload())

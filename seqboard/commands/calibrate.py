@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..inputs import number
+
 EPILOG = """examples:
   seqboard calibrate                            from the configured camera, empty board in view
   seqboard calibrate --image empty.jpg --out cal.json
@@ -32,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corners", metavar="X,Y,...",
                    help="the grid's corners by hand: top-left, top-right, bottom-right, "
                         "bottom-left, as 8 numbers (the fallback when it cannot find the board)")
-    p.add_argument("--frames", type=int, default=5, help="camera frames to average (default 5)")
+    p.add_argument("--frames", type=number(1, 100, int), default=5,
+                   help="camera frames to average, 1 to 100 (default 5)")
     p.add_argument("--serve", action="store_true",
                    help="drive the steps from the dashboard's page instead (capture, check, save)")
     p.set_defaults(func=run)
@@ -42,18 +45,35 @@ def _corners(text: str):
     import numpy as np
 
     from ..errors import UserError
+    from vision.quad import corners_problem
     try:
         v = [float(x) for x in text.split(",")]
     except ValueError:
         v = []
     if len(v) != 8:
-        raise UserError(f"--corners: expected 8 numbers x,y for tl, tr, br, bl, got {text!r}")
+        raise UserError(f"--corners: expected 8 numbers x,y for tl, tr, br, bl, got {text[:80]!r}")
+    pts = [v[0:2], v[2:4], v[4:6], v[6:8]]
+    problem = corners_problem(pts)
+    if problem is not None:
+        raise UserError(f"--corners: {problem}")
     return np.float32(v).reshape(4, 2)
 
 
-def run(args: argparse.Namespace) -> int:
-    import cv2
+def _check_out(out: Path, key: str) -> None:
+    """The calibration is written beside itself and moved over ``out`` (and its picture to
+    ``out`` with .png): both must be plain files (or not exist yet), never a device or a
+    folder, which the move would replace."""
+    from ..errors import UserError
+    if not str(out).isprintable():
+        raise UserError(f"{key}: the file name {str(out)[:80]!r} holds control characters")
+    for p in (out, out.with_suffix(out.suffix + ".tmp"), out.with_suffix(".png")):
+        if p.exists() and not p.is_file():
+            raise UserError(f"{key}: {p} exists and is not a plain file; choose another file")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise UserError(f"{key}: {out.parent} is not a folder")
 
+
+def run(args: argparse.Namespace) -> int:
     from vision.sources import FrameSourceError, open_frames
 
     from ..app import load_settings
@@ -67,15 +87,24 @@ def run(args: argparse.Namespace) -> int:
         from engine.game import builtin_layout
         layout = builtin_layout(cfg["game.edition"])
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
+    _check_out(out, "--out" if args.out else "camera.calibration")
     corners = _corners(args.corners) if args.corners else None
     if args.image:
-        frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if frame is None:
-            raise UserError(f"{args.image}: cannot read it as an image")
+        from ..inputs import load_image
+        frame = load_image(args.image, "image of the empty board")
+        if corners is not None:
+            h, w = frame.shape[:2]
+            outside = [i + 1 for i, (x, y) in enumerate(corners)
+                       if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
+            if outside:
+                raise UserError(f"--corners: corner {outside[0]} lies outside the {w} x {h} "
+                                f"picture {args.image}")
 
         def frames():
-            img = cv2.imread(args.image, cv2.IMREAD_COLOR)     # read again: it may have changed
-            return ([img] if img is not None else [frame]), {}
+            try:                                      # read again: it may have changed
+                return [load_image(args.image, "image of the empty board")], {}
+            except UserError:
+                return [frame], {}
     else:
         try:
             src = open_frames(cfg["camera.device"], cfg["camera.width"], cfg["camera.height"],

@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not problems:
         print(f"{path}: ok")
         return 0
-    for p in problems:
+    for p in problems[:100]:
         print(f"{path}: {p}", file=sys.stderr)
+    if len(problems) > 100:
+        print(f"{path}: and {len(problems) - 100} more mistakes", file=sys.stderr)
     return 1

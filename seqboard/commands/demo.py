@@ -12,6 +12,10 @@ import argparse
 import random
 import sys
 
+from ..inputs import number
+
+SEED = number(0, 2**63 - 1, int)
+
 EPILOG = """examples:
   seqboard demo                       a game filmed by the synthetic camera, in under a minute
   seqboard demo --source matrix       the same game sensed by the LED-matrix emulator
@@ -34,10 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", choices=("camera", "matrix", "direct"), default="camera",
                    help="how the table is read: the synthetic camera (default), the LED-matrix "
                         "emulator over its serial protocol, or directly (a perfect sensor)")
-    p.add_argument("--seed", type=int, help="seed of the deal and the players (default: random)")
+    p.add_argument("--seed", type=SEED, help="seed of the deal and the players (default: random)")
     p.add_argument("--level", default="greedy", help="computer players' level (default greedy)")
-    p.add_argument("--speed", type=float, default=4.0,
-                   help="how many times faster than real time the table moves (default 4)")
+    p.add_argument("--speed", type=number(0.1, 1000), default=4.0,
+                   help="how many times faster than real time the table moves, 0.1 to 1000 "
+                        "(default 4)")
     p.add_argument("--fast", action="store_true",
                    help="no pacing: as fast as the machine goes (with --source matrix: 10 times "
                         "real time, as the serial link runs in real time)")

@@ -15,6 +15,21 @@ import argparse
 import sys
 import time
 
+from hw_config.schema import BAUDS
+
+from ..inputs import number
+
+
+def _baud(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = None
+    if v not in BAUDS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(map(str, BAUDS))}, got {text!r}")
+    return v
+
 EPILOG = """examples:
   seqboard matrix test                           the board of the configuration file
   seqboard matrix test --port /dev/ttyACM1       another port
@@ -49,10 +64,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     t.add_argument("--config", metavar="FILE", help="configuration file (default: the usual place)")
     t.add_argument("--port", metavar="PORT|URL", help="serial port or pyserial URL (default matrix.port)")
-    t.add_argument("--baud", type=int, help="line speed (default matrix.baud)")
-    t.add_argument("--step", type=float, default=0.4, metavar="S",
-                   help="seconds each space stays lit (default 0.4)")
-    t.add_argument("--seconds", type=float, metavar="S",
+    t.add_argument("--baud", type=_baud, help="line speed (default matrix.baud)")
+    t.add_argument("--step", type=number(0.02, 60), default=0.4, metavar="S",
+                   help="seconds each space stays lit, 0.02 to 60 (default 0.4)")
+    t.add_argument("--seconds", type=number(0, 1e7, lo_open=True), metavar="S",
                    help="stop after this long (default: run until Ctrl-C)")
     t.set_defaults(func=run_test)
     e = msub.add_parser("emulate", help="run an emulated matrix board",
@@ -61,14 +76,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                         epilog=EPILOG + "\n" + EMULATE_HELP,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     where = e.add_mutually_exclusive_group()
-    where.add_argument("--tcp", type=int, metavar="PORT", default=None,
+    where.add_argument("--tcp", type=number(0, 65535, int), metavar="PORT", default=None,
                        help="listen on 127.0.0.1:PORT (0: any free port)")
     where.add_argument("--pty", action="store_true", help="open a pty (the default)")
     e.add_argument("--size", default="10x10", metavar="RxC", help="board size (default 10x10)")
     e.add_argument("--sensor", choices=("occupancy", "identity"), default="occupancy",
                    help="what the board senses (default occupancy)")
-    e.add_argument("--baud", type=int, help="pace the line at this speed (default: unpaced)")
-    e.add_argument("--seconds", type=float, metavar="S", help="stop after this long")
+    e.add_argument("--baud", type=_baud, help="pace the line at this speed (default: unpaced)")
+    e.add_argument("--seconds", type=number(0, 1e7, lo_open=True), metavar="S",
+                   help="stop after this long")
     e.set_defaults(func=run_emulate)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

@@ -11,7 +11,8 @@ import argparse
 import random
 from pathlib import Path
 
-from .demo import add_common, start_dashboard
+from ..inputs import number
+from .demo import SEED, add_common, start_dashboard
 
 PLAY_EPILOG = """examples:
   seqboard play                       the Pi plays the seats in game.computer_seats
@@ -25,6 +26,13 @@ The board is read from the source in the configuration ([sensing] source = "came
 REFEREE_EPILOG = """examples:
   seqboard referee                    watch and judge a game of people
   seqboard referee --config table.toml --records /mnt/usb/records
+  seqboard referee --config video.toml --new --speed 0
+                                      judge a filmed game (camera.device = a video file or a
+                                      folder of frames) as fast as the machine goes
+
+Keys while it runs: u undo, c confirm (also missed moves it offers), t take the board as it
+stands. A video file or folder is judged on its own frames' time (camera.fps for a folder),
+so the verdicts are the same at any --speed; at its end the run prints a summary and exits 0.
 """
 
 
@@ -34,10 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "shows its moves, and referees every change.",
                        epilog=PLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common(p)
-    p.add_argument("--computer", type=int, action="append", metavar="SEAT",
+    p.add_argument("--computer", type=number(1, 12, int), action="append", metavar="SEAT",
                    help="a seat (1-based) the Pi plays; repeatable (default game.computer_seats)")
     p.add_argument("--level", help="the Pi's level (default game.computer_level)")
-    p.add_argument("--seed", type=int, help="seed of the Pi's virtual cards (default random)")
+    p.add_argument("--seed", type=SEED, help="seed of the Pi's virtual cards (default random)")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
     p.set_defaults(func=run_play)
     r = sub.add_parser("referee", help="watch a game of people and judge every change",
@@ -47,6 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_common(r)
     r.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
     r.set_defaults(func=run_referee)
+    for q in (p, r):
+        q.add_argument("--speed", type=float, default=1.0, metavar="X",
+                       help="a video file or folder of frames plays at X times its own frame "
+                            "rate (default 1; 0: as fast as possible); verdicts do not depend on it")
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -90,7 +102,9 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     # Check the hardware first: a missing camera, port or GPIO fails before a record is written.
     if cfg["gpio.enabled"] and not args.mock_gpio:
         real_pin_factory()
-    source_factory = sources.live_source_factory(cfg)
+    if args.speed < 0:
+        raise UserError(f"--speed: expected 0 (as fast as possible) or more, got {args.speed}")
+    source_factory = sources.live_source_factory(cfg, speed=args.speed)
     directory = records_dir(cfg, args.records)
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
     from ..recorder import RecordWriter, unfinished_record
@@ -164,8 +178,13 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                     waiting["said"] = True
                     print("game over: start a new game from the dashboard, or Ctrl-C", flush=True)
                 return False
+            # a file paces itself (its frames' own time); a live source is polled each tick
+            recorded = getattr(real_source, "recorded", False)
             run_app(session, source, commands=commands, pacer=Pacer(real=True), step=step,
-                    tick=0.02, closers=closers, until=until)
+                    tick=0.0 if recorded else 0.02, closers=closers, until=until)
+            if getattr(real_source, "finished", False):
+                print(_summary(session, real_source), flush=True)
+                break
             if restart["to"] is None:
                 break
     finally:
@@ -174,6 +193,18 @@ def _run(args: argparse.Namespace, mode: str) -> int:
         if real_source is not None:
             real_source.close()
     return 0
+
+
+def _summary(session, source) -> str:
+    """One line at the end of a video file or folder: what was judged."""
+    kinds = [e["kind"] for e in session.log]
+    moves = len(session.referee.moves)
+    warnings = kinds.count("violation")
+    state = "the game is over" if session.ended else \
+        "the game is unfinished (--resume goes on with the next file, --new starts afresh)"
+    name = getattr(getattr(source, "frames", None), "name", source.name)
+    return (f"end of {name}: {source.frames_read} frames; {moves} moves in the game "
+            f"({session.caught_up} caught up), {warnings} warnings; {state}")
 
 
 class _KeepOpen:

@@ -40,12 +40,10 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UserError
 
-    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if frame is None:
-        raise UserError(f"{args.image}: cannot read it as an image")
     if args.cards:
+        from ..inputs import load_image
         from ._read_cards import print_cards
-        return print_cards(frame, args.image, args.json)
+        return print_cards(load_image(args.image), args.image, args.json)
     layout = builtin_layout(args.edition)
     cal = None
     if args.calibration:
@@ -56,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         if (cal.rows, cal.cols) != (layout.rows, layout.cols):
             raise UserError(f"{args.calibration}: made for a {cal.rows} x {cal.cols} board, "
                             f"{args.edition} is {layout.rows} x {layout.cols}")
+    from ..inputs import load_image
+    frame = load_image(args.image)
     reading = BoardReader(cal, layout, markers=args.markers).read(frame)
     if not reading.found:
         raise UserError(f"{args.image}: {reading.problem}")

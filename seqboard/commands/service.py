@@ -18,7 +18,9 @@ EPILOG = """examples:
   sudo systemctl status seqboard; journalctl -u seqboard -f
 
 The service runs `seqboard MODE` as USER (groups gpio, video, dialout), restarts it three
-seconds after a failure, and resumes the unfinished game by itself after a power cut.
+seconds after a failure, resumes the unfinished game by itself after a power cut, and may
+open 8192 files (LimitNOFILE), so a flood of connections to the dashboard cannot starve
+the board link (docs/dashboard.md, "Security").
 """
 
 UNIT_PATH = Path("/etc/systemd/system/seqboard.service")

@@ -6,6 +6,8 @@ import argparse
 import random
 import sys
 
+from ..inputs import number
+
 EPILOG = """examples:
   seqboard stacks --players 3                 referee three people playing with real cards
   seqboard stacks --players 2 --computer 2    play against the Pi (the engine deals the cards)
@@ -25,14 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "the engine accepts or refuses it with the reason.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
-    p.add_argument("--computer", type=int, action="append", metavar="SEAT",
+    p.add_argument("--computer", type=number(1, 6, int), action="append", metavar="SEAT",
                    help="a seat (1-based) the Pi plays; repeatable")
     p.add_argument("--level", default="hard", choices=("random", "greedy", "easy", "medium", "hard"),
                    help="the Pi's level (default hard)")
     p.add_argument("--deal", action="store_true",
                    help="the engine deals a virtual deck (implied by --computer)")
-    p.add_argument("--first", type=int, default=1, help="the seat that starts (default 1)")
-    p.add_argument("--seed", type=int, help="seed of the virtual deck (default random)")
+    p.add_argument("--first", type=number(1, 6, int), default=1,
+                   help="the seat that starts (default 1)")
+    p.add_argument("--seed", type=number(0, 2**63 - 1, int),
+                   help="seed of the virtual deck (default random)")
     p.add_argument("--deck", metavar="FILE", help="the deck's make-up (default the published split)")
     p.add_argument("--direction", choices=("clockwise", "counterclockwise"), default="clockwise")
     p.add_argument("--config", metavar="FILE", help="configuration file")

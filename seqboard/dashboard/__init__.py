@@ -5,15 +5,20 @@ and owns no game logic. Starlette on uvicorn, in a thread of its own with its ow
 loop; the main loop only ever hands it a message (``call_soon_threadsafe``), so a slow or
 vanished browser never blocks the game. Every asset ships in the package.
 
-Safety on a shared network:
+Safety on a shared network (docs/dashboard.md, "Security"):
 
 * looking is open; acting needs the PIN (printed at start, or ``[dashboard] pin``),
-  exchanged once for an HttpOnly, SameSite=Strict cookie;
-* every action is a JSON POST carrying the ``X-Seqboard`` header, from the same origin: a
-  form on another site can send neither (cross-site request forgery);
+  exchanged once for an HttpOnly, SameSite=Strict cookie; five wrong PINs lock that client
+  address (and no other) for 30 s, doubling at each further lockout;
+* every action is a JSON POST carrying the ``X-Seqboard`` header, from the same origin, and
+  the WebSocket refuses other origins: a page on another site can do neither;
+* hints (the cards a player typed) go only to the browser that asked, in the answer to
+  its request; they are never in the state every viewer gets;
 * records are served by name from the records folder only, never by path;
-* requests over 4 KiB, malformed JSON and unknown actions get a clear 4xx and change
-  nothing; five wrong PINs lock the login for 30 seconds.
+* bodies over 4 KiB, JSON nested deeper than 16, wrong types and unknown fields or actions
+  get a clear 4xx and change nothing; WebSocket messages likewise get an ``error`` reply;
+* connections are timed out and capped (:mod:`seqboard.dashboard.guard`), and no request
+  gives a traceback in the journal.
 
 Example::
 
@@ -28,20 +33,58 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import math
 import re
 import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+import engine
+from engine.cards import picture_file
+
+from .guard import (
+    LOW_FDS,
+    RESERVE_FDS,
+    ConnectionGuard,
+    HighFdSocket,
+    JSONLimitError,
+    PinGuard,
+    QuietLog,
+    client_key,
+    loads_limited,
+    protocols,
+    raise_open_files,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
-CARDS = Path(__file__).resolve().parent.parent.parent / "engine" / "data" / "cards"
-MAX_BODY = 4096
+CARDS = Path(engine.__file__).resolve().parent / "data" / "cards"
+MAX_BODY = 4096                # bytes in a request body or a WebSocket message we read
+MAX_DEPTH = 16                 # JSON nesting in either
+WS_MAX_SIZE = 65536            # a WebSocket message over this closes the socket (1009)
 QUEUE = 64                     # messages a slow browser may fall behind before it skips
 RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
-ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move")
+CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
+ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
+#: fields an action may carry besides "action" (anything else is refused by name)
+ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}}
+OPEN_FILES = 8192              # soft RLIMIT_NOFILE asked for at start (the unit sets this)
+MAX_CONNECTIONS = 4096         # HTTP connections held at once (fewer when files are short)
+MAX_WEBSOCKETS = 256
+PER_CLIENT_CONNECTIONS = 64    # HTTP connections of one client address
+PER_CLIENT_WEBSOCKETS = 16
+REQUEST_TIMEOUT = 10.0         # seconds for a whole request (headers and body) to arrive
+KEEP_ALIVE = 5                 # seconds an idle kept-alive connection stays open
+HINT_WAIT = 60.0               # seconds a hint request waits for the main loop's answer
+MAX_RECORD_REPLAY = 32 * 1024 * 1024
+WS_RATE = 20.0                 # messages a second a page may send (bursts of 2 s)
+TOKENS = 256                   # browsers logged in at once (the oldest is forgotten)
+
+log = logging.getLogger("seqboard.dashboard")
 
 
 def _lan_address() -> str:
@@ -53,10 +96,43 @@ def _lan_address() -> str:
         return "127.0.0.1"
 
 
+def _kind(value) -> str:
+    """A JSON value's kind in words, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a text"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _same_origin(headers) -> bool:
+    """No Origin (not a browser), or the Origin is the page's own host."""
+    origin = headers.get("origin")
+    return origin is None or origin.split("://", 1)[-1] == headers.get("host")
+
+
+def public_view(view: dict) -> dict:
+    """The view every viewer gets: without hints, which hold the cards a player typed."""
+    if not view.get("hints") and not any(line.get("kind") == "hint" for line in view.get("log", ())):
+        return view
+    v = dict(view)
+    v["hints"] = []
+    v["log"] = [line for line in view.get("log", ()) if line.get("kind") != "hint"]
+    return v
+
+
 class Dashboard:
     def __init__(self, cfg: dict | None, records_dir: Path, commands, *, pin: str | None = None,
                  host: str = "0.0.0.0", port: int = 8080, source=None,
-                 actions: dict[str, Callable[[], Any]] | None = None, calibrator=None) -> None:
+                 actions: dict[str, Callable[[], Any]] | None = None, calibrator=None,
+                 max_connections: int = MAX_CONNECTIONS, max_websockets: int = MAX_WEBSOCKETS,
+                 request_timeout: float = REQUEST_TIMEOUT) -> None:
         self.records_dir = Path(records_dir)
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
@@ -65,16 +141,22 @@ class Dashboard:
         self.extra_actions = actions or {}
         self.calibrator = calibrator
         self.session = None
+        self.max_connections, self.max_websockets = max_connections, max_websockets
+        self.request_timeout = request_timeout
         self._clients: set[asyncio.Queue] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = "{}"
         self._seq = 0
-        self._tokens: set[str] = set()
-        self._failures: list[float] = []
+        self._tokens: dict[str, float] = {}           # cookie -> when it expires (monotonic)
+        self.pins = PinGuard()
+        self._hint_busy = False
         self._frame: tuple[float, bytes] | None = None
         self._server = None
         self._thread: threading.Thread | None = None
-        self.app = self._build()
+        self._filters: list[tuple[logging.Logger, logging.Filter]] = []
+        self.guard: ConnectionGuard | None = None
+        self.limits: dict = {}
+        self.app = _Shield(self._build())
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
                                       "sent": time.time(), "calibration": {"step": "ready"}})
@@ -87,10 +169,12 @@ class Dashboard:
     def __call__(self, event, view: dict) -> None:
         self._seq += 1
         obs = getattr(self.session, "last_observation", None)
+        # a hint's spaces would show every viewer where the asker's cards go
+        spaces = [] if event.kind == "hint" else list(event.spaces)
         msg = json.dumps({
             "type": "state", "seq": self._seq, "sent": time.time(),
-            "event": {"kind": event.kind, "text": event.text, "spaces": list(event.spaces)},
-            "view": view,
+            "event": {"kind": event.kind, "text": event.text, "spaces": spaces},
+            "view": public_view(view),
             "observed": None if obs is None else [s.value for s in obs.states],
         }, separators=(",", ":"))
         self._publish(msg)
@@ -123,27 +207,30 @@ class Dashboard:
     # --- the web side (its own thread) ------------------------------------------------------
     def _build(self):
         from starlette.applications import Starlette
+        from starlette.exceptions import HTTPException
         from starlette.middleware import Middleware
-        from starlette.requests import Request
+        from starlette.requests import ClientDisconnect, Request
         from starlette.responses import FileResponse, JSONResponse, Response
         from starlette.routing import Route, WebSocketRoute
         from starlette.websockets import WebSocket, WebSocketDisconnect
 
         dash = self
 
-        def error(status: int, text: str) -> JSONResponse:
-            return JSONResponse({"error": text}, status_code=status)
+        def error(status: int, text: str, headers: dict | None = None) -> JSONResponse:
+            return JSONResponse({"error": text}, status_code=status, headers=headers)
 
         class LimitBody:
-            """Refuse a body over MAX_BODY before it is read (413)."""
+            """Refuse a body announced over MAX_BODY before it is read (413)."""
 
             def __init__(self, app):
                 self.app = app
 
             async def __call__(self, scope, receive, send):
                 if scope["type"] == "http":
-                    headers = dict(scope.get("headers") or [])
-                    length = headers.get(b"content-length")
+                    length = None
+                    for k, v in scope.get("headers") or ():
+                        if k == b"content-length":
+                            length = v
                     too_big = False
                     try:
                         too_big = length is not None and int(length) > MAX_BODY
@@ -153,6 +240,15 @@ class Dashboard:
                         await error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
                         return
                 await self.app(scope, receive, send)
+
+        async def http_error(request: Request, exc: HTTPException):
+            text = {404: "no such page", 405: f"{request.method} is not allowed here"}.get(
+                exc.status_code, str(exc.detail))
+            return error(exc.status_code, text)
+
+        async def internal(request: Request, exc: Exception):
+            # the answer; Starlette then raises it again and _Shield logs it in one line
+            return error(500, "internal error (see the journal)")
 
         async def index(request: Request):
             return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
@@ -164,59 +260,100 @@ class Dashboard:
             return FileResponse(STATIC / name)
 
         async def card(request: Request):
-            code = request.path_params["code"]
-            if not re.fullmatch(r"[2-9TJQKA][SHDC]", code):
-                return error(404, "no such card")
-            path = CARDS / f"{code}.png"
+            code = request.path_params["code"].upper()
+            if not CARD_CODE.fullmatch(code):
+                return error(404, "no such card (a code like 5H, TD, QS)")
+            path = CARDS / picture_file(code)
             if not path.is_file():
                 return error(404, "no such card")
-            return FileResponse(path, headers={"Cache-Control": "max-age=86400"})
+            return FileResponse(path, media_type="image/png",
+                                headers={"Cache-Control": "max-age=86400"})
 
         async def state(request: Request):
-            return Response(dash._state, media_type="application/json")
+            return Response(dash._state, media_type="application/json",
+                            headers={"Cache-Control": "no-store"})
 
         async def read_json(request: Request) -> dict | JSONResponse:
             if request.headers.get("x-seqboard") != "1":
                 return error(403, "missing the X-Seqboard header (requests from the page only)")
-            origin = request.headers.get("origin")
-            if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
+            if not _same_origin(request.headers):
                 return error(403, "cross-site request refused")
-            body = await request.body()
-            if len(body) > MAX_BODY:
-                return error(413, f"request body over {MAX_BODY} bytes")
+            body = bytearray()
             try:
-                data = json.loads(body or b"{}")
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > MAX_BODY:
+                        return error(413, f"request body over {MAX_BODY} bytes")
+            except ClientDisconnect:
+                return error(400, "the request ended before its body")   # nobody reads it
+            try:
+                data = loads_limited(bytes(body) or b"{}", MAX_DEPTH)
+            except JSONLimitError as exc:
+                return error(400, f"the body is {exc}")
             except ValueError:
                 return error(400, "the body is not JSON")
             if not isinstance(data, dict):
-                return error(400, "the body must be a JSON object")
+                return error(400, f"the body must be a JSON object, not {_kind(data)}")
             return data
+
+        def fields(data: dict, allowed: dict[str, int], required: tuple[str, ...] = ()):
+            """None when every field is known, a text of at most its length; else the 400."""
+            for key in required:
+                if key not in data:
+                    return error(400, f"{key}: missing")
+            for key, value in data.items():
+                if key not in allowed:
+                    return error(400, f"{key[:40]!r}: unknown field (known: {', '.join(allowed)})")
+                if not isinstance(value, str):
+                    return error(400, f"{key}: must be a text, not {_kind(value)}")
+                if len(value) > allowed[key]:
+                    return error(400, f"{key}: longer than {allowed[key]} characters")
+            return None
+
+        def client(request: Request) -> str:
+            return client_key(request.client.host if request.client else None)
 
         async def login(request: Request):
             data = await read_json(request)
             if isinstance(data, Response):
                 return data
-            now = time.monotonic()
-            dash._failures = [t for t in dash._failures if now - t < 30]
-            if len(dash._failures) >= 5:
-                return error(429, "too many wrong PINs: wait 30 seconds")
-            pin = data.get("pin")
-            if not isinstance(pin, str) or \
-                    not secrets.compare_digest(pin.strip().encode(), dash.pin.encode()):
-                dash._failures.append(now)
-                return error(403, "wrong PIN")
+            who = client(request)
+            wait = dash.pins.wait(who)
+            if wait > 0:
+                return error(429, f"too many wrong PINs from {who}: wait {math.ceil(wait)} seconds",
+                             {"Retry-After": str(math.ceil(wait))})
+            bad = fields(data, {"pin": 64}, ("pin",))
+            if bad is not None:
+                return bad
+            if not secrets.compare_digest(data["pin"].strip().encode(), dash.pin.encode()):
+                locked = dash.pins.failed(who)
+                text = "wrong PIN" + (f": {who} must now wait {math.ceil(locked)} seconds"
+                                      if locked else "")
+                return error(403, text)
+            dash.pins.succeeded(who)
             token = secrets.token_urlsafe(24)
-            dash._tokens.add(token)
+            now = time.monotonic()
+            for t, until in list(dash._tokens.items()):
+                if until < now:
+                    del dash._tokens[t]
+            while len(dash._tokens) >= TOKENS:
+                del dash._tokens[next(iter(dash._tokens))]
+            dash._tokens[token] = now + 12 * 3600
             resp = JSONResponse({"ok": True})
-            resp.set_cookie("seqboard", token, httponly=True, samesite="strict", max_age=12 * 3600)
+            resp.set_cookie("seqboard", token, httponly=True, samesite="strict", max_age=12 * 3600,
+                            secure=request.url.scheme == "https")        # behind a TLS proxy
             return resp
+
+        def logged_in(request: Request) -> bool:
+            until = dash._tokens.get(request.cookies.get("seqboard") or "")
+            return until is not None and until > time.monotonic()
 
         async def acting(request: Request) -> dict | JSONResponse:
             """The request's JSON, from a page that was given the PIN; or the refusal."""
             data = await read_json(request)
             if isinstance(data, Response):
                 return data
-            if request.cookies.get("seqboard") not in dash._tokens:
+            if not logged_in(request):
                 return error(401, "enter the PIN shown on the terminal to act")
             return data
 
@@ -225,35 +362,75 @@ class Dashboard:
             if isinstance(data, Response):
                 return data
             name = data.get("action")
-            if name == "hint" and dash.session is not None and dash.commands is not None:
-                return hint(data)
-            if name not in ACTIONS and name not in dash.extra_actions:
-                return error(400, f"unknown action {name!r}")
+            if not isinstance(name, str):
+                return error(400, "action: missing" if name is None else
+                             f"action: must be a text like \"undo\", not {_kind(name)}")
+            known = name == "hint" or name in ACTIONS or name in dash.extra_actions
+            if not known:
+                return error(400, f"unknown action {name[:40]!r}")
+            bad = fields(data, {"action": 40, **ACTION_FIELDS.get(name, {})})
+            if bad is not None:
+                return bad
+            if name == "hint":
+                if dash.session is None or dash.commands is None:
+                    return error(409, "hint is not available now")
+                return await hint(data)
             fn = dash._action(name) if dash.commands is not None else None
             if fn is None:
                 return error(409, f"{name} is not available now")
             dash.commands.call(fn)
             return JSONResponse({"ok": True, "action": name})
 
-        def hint(data: dict):
+        async def hint(data: dict):
             """Hints for the player to move, from the cards they typed (or the engine's own
-            hand in the demo); the ranked moves arrive with the next state."""
+            hand in the demo). Worked out by the main loop; the answer goes to this request
+            only, never to the other viewers."""
             from engine.errors import EngineError
             s = dash.session
-            text = data.get("cards") or ""
-            if not isinstance(text, str):
-                return error(400, "cards: a text like \"5H 10D JS\"")
+            if dash._hint_busy:
+                return error(409, "a hint is being worked out: wait for it")
             try:
-                cards = s.hint_hand(text)
+                cards = s.hint_hand(data.get("cards") or "")
             except EngineError as exc:
                 return error(400, str(exc))
-            dash.commands.call(lambda: s.hint(cards))
-            return JSONResponse({"ok": True, "action": "hint"})
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future = loop.create_future()
+
+            def settle(result):
+                dash._hint_busy = False
+                if not done.done():
+                    done.set_result(result)
+
+            def work():
+                try:
+                    result = {"hints": s.hint(cards), "move_number": s.hints_at}
+                except EngineError as exc:
+                    result = {"error": str(exc)}
+                except Exception as exc:            # a bug: one line, the page gets a 500
+                    log.error("dashboard: hint failed: %s: %s", type(exc).__name__, exc)
+                    result = {"error": "the hint failed", "status": 500}
+                try:
+                    loop.call_soon_threadsafe(settle, result)
+                except RuntimeError:               # the server stopped meanwhile
+                    dash._hint_busy = False
+            dash._hint_busy = True
+            dash.commands.call(work)
+            try:
+                result = await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
+            except TimeoutError:
+                return error(503, "the referee did not answer in time: try again")
+            if "error" in result:
+                return error(result.get("status", 400), result["error"])
+            return JSONResponse({"ok": True, "action": "hint", **result},
+                                headers={"Cache-Control": "no-store"})
 
         async def calibrate_step(request: Request):
             data = await acting(request)
             if isinstance(data, Response):
                 return data
+            bad = fields(data, {})
+            if bad is not None:
+                return bad
             cal = dash.calibrator
             if cal is None:
                 return error(409, "not calibrating: start `seqboard calibrate --serve`")
@@ -273,13 +450,19 @@ class Dashboard:
                 return error(404, "nothing captured yet")
             return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
-        async def records(request: Request):
+        def listing() -> list[dict]:
             out = []
-            for p in sorted(dash.records_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime,
-                            reverse=True)[:200]:
-                st = p.stat()
+            for p in dash.records_dir.glob("*.jsonl"):
+                try:
+                    st = p.stat()
+                except OSError:                     # removed meanwhile
+                    continue
                 out.append({"name": p.name, "size": st.st_size, "modified": int(st.st_mtime)})
-            return JSONResponse({"records": out})
+            out.sort(key=lambda r: r["modified"], reverse=True)
+            return out[:200]
+
+        async def records(request: Request):
+            return JSONResponse({"records": await asyncio.to_thread(listing)})
 
         def record_path(name: str) -> Path | None:
             if not RECORD_NAME.fullmatch(name):
@@ -299,6 +482,9 @@ class Dashboard:
             p = record_path(request.path_params["name"])
             if p is None:
                 return error(404, "no such record")
+            if p.stat().st_size > MAX_RECORD_REPLAY:
+                return error(413, f"{p.name}: over {MAX_RECORD_REPLAY // 2**20} MiB, too large "
+                                  "to replay in the page (download it)")
             return JSONResponse(await asyncio.to_thread(_replay_json, p))
 
         async def camera(request: Request):
@@ -311,48 +497,78 @@ class Dashboard:
                 if img is None:
                     return error(404, "no frame yet")
                 import cv2
-                ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
+                _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
                 dash._frame = (now, buf.tobytes())
             return Response(dash._frame[1], media_type="image/jpeg",
                             headers={"Cache-Control": "no-store"})
 
         async def ws(websocket: WebSocket):
+            if not _same_origin(websocket.headers):
+                await websocket.close(code=1008)        # the handshake is refused: 403
+                return
             await websocket.accept()
+            if dash._loop is None or dash._loop.is_closed():
+                dash._loop = asyncio.get_running_loop()    # served by someone else's loop
             q: asyncio.Queue = asyncio.Queue(maxsize=QUEUE)
             dash._clients.add(q)
             sender = None
+            allowance, last, dropped = 2 * WS_RATE, time.monotonic(), 0
+
+            async def reply(kind: str, **data) -> None:
+                await websocket.send_text(json.dumps({"type": kind, **data}))
             try:
                 await websocket.send_text(dash._state)
 
                 async def pump():
-                    while True:
-                        await websocket.send_text(await q.get())
+                    try:
+                        while True:
+                            await websocket.send_text(await q.get())
+                    except Exception:                   # the browser left: the reader ends too
+                        pass
                 sender = asyncio.create_task(pump())
                 while True:
                     message = await websocket.receive()
                     if message["type"] == "websocket.disconnect":
                         break
+                    now = time.monotonic()
+                    allowance = min(2 * WS_RATE, allowance + (now - last) * WS_RATE)
+                    last = now
+                    if allowance < 1:
+                        dropped += 1
+                        if dropped == 1:
+                            await reply("error", error=f"too many messages: at most {WS_RATE:g} "
+                                                       "a second")
+                        if dropped > 20 * WS_RATE:
+                            await websocket.close(code=1008, reason="too many messages")
+                            break
+                        continue
+                    allowance -= 1
+                    dropped = 0
                     text = message.get("text")
                     if text is None:
-                        await websocket.send_text(json.dumps(
-                            {"type": "error", "error": "send JSON text, not binary"}))
+                        await reply("error", error="send JSON text, not binary")
                         continue
                     if len(text) > MAX_BODY:
-                        await websocket.send_text(json.dumps({"type": "error", "error": "message too long"}))
+                        await reply("error", error="message too long")
                         continue
                     try:
-                        msg = json.loads(text)
-                        kind = msg["type"]
-                    except (ValueError, KeyError, TypeError):
-                        await websocket.send_text(json.dumps(
-                            {"type": "error", "error": "not a JSON object with a type"}))
+                        msg = loads_limited(text, MAX_DEPTH)
+                    except JSONLimitError as exc:
+                        await reply("error", error=f"not a JSON object with a type: {exc}")
                         continue
-                    if kind == "ping":
-                        await websocket.send_text(json.dumps({"type": "pong", "t": msg.get("t")}))
+                    except ValueError:
+                        msg = None
+                    kind = msg.get("type") if isinstance(msg, dict) else None
+                    if not isinstance(kind, str):
+                        await reply("error", error="not a JSON object with a type")
+                    elif kind == "ping":
+                        t = msg.get("t")
+                        ok = t is None or (isinstance(t, (int, float)) and not isinstance(t, bool)) \
+                            or (isinstance(t, str) and len(t) <= 64)
+                        await reply("pong", t=t if ok else None)
                     else:
-                        await websocket.send_text(json.dumps(
-                            {"type": "error", "error": f"unknown message type {kind!r}"}))
-            except (WebSocketDisconnect, RuntimeError):
+                        await reply("error", error=f"unknown message type {kind[:40]!r}")
+            except (WebSocketDisconnect, RuntimeError, OSError):
                 pass
             finally:
                 dash._clients.discard(q)
@@ -368,7 +584,8 @@ class Dashboard:
             Route("/api/calibrate/{step}", calibrate_step, methods=["POST"]),
             Route("/calibration.jpg", calibration_picture),
         ]
-        return Starlette(routes=routes, middleware=[Middleware(LimitBody)])
+        return Starlette(routes=routes, middleware=[Middleware(LimitBody)],
+                         exception_handlers={HTTPException: http_error, Exception: internal})
 
     def _action(self, name: str):
         s = self.session
@@ -386,25 +603,73 @@ class Dashboard:
                                          (move.space,) if move.space is not None else ()))
         return getattr(s, name, None)
 
+    # --- serving ------------------------------------------------------------------------------
+    def _caps(self) -> tuple[int, int]:
+        """Raise the open-files limit; the HTTP and WebSocket caps that fit in it."""
+        soft, hard = raise_open_files(OPEN_FILES)
+        high = soft >= LOW_FDS + 512
+        budget = soft - LOW_FDS - RESERVE_FDS if high else soft - 256
+        budget = max(budget, 48)
+        ws_cap = min(self.max_websockets, max(8, budget // 16))
+        http_cap = min(self.max_connections, max(16, budget - ws_cap))
+        HighFdSocket.high = high
+        self.limits = {"open_files": soft, "open_files_hard": hard, "high_fds": high,
+                       "connections": http_cap, "websockets": ws_cap}
+        if http_cap < self.max_connections:
+            log.warning("dashboard: open-files limit %s (hard %s): at most %s connections "
+                        "(raise LimitNOFILE)", soft, hard, http_cap)
+        return http_cap, ws_cap
+
     def start(self, wait: float = 5.0) -> str:
         """Serve in a thread; the address to open. OSError when the port is taken."""
         import uvicorn
-        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                ws="websockets-sansio", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=2)
+        http_cap, ws_cap = self._caps()
+        guard = ConnectionGuard(http_cap=http_cap, ws_cap=ws_cap,
+                                http_per_client=PER_CLIENT_CONNECTIONS,
+                                ws_per_client=PER_CLIENT_WEBSOCKETS,
+                                request_timeout=self.request_timeout)
+        self.guard = guard
+        http_protocol, ws_protocol = protocols(guard)
+        config = uvicorn.Config(
+            self.app, host=self.host, port=self.port, log_level="warning",
+            http=http_protocol, ws=ws_protocol, lifespan="off", access_log=False,
+            timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE,
+            limit_concurrency=http_cap + ws_cap + 64, backlog=1024,
+            h11_max_incomplete_event_size=8192, ws_max_size=WS_MAX_SIZE, ws_max_queue=4,
+            ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False,
+            server_header=False)
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None       # the main loop owns the signals
         # bind now, in this thread, so a taken port is an error here and not in the thread
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = HighFdSocket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
+        try:
+            sock.bind((self.host, self.port))
+        except OSError:
+            sock.close()
+            raise
         self.port = sock.getsockname()[1]
         self._server = server
         started = threading.Event()
+        name = f"dashboard:{self.port}"
+        quiet = QuietLog(name)
+        for logger_name in ("uvicorn.error", "asyncio", "seqboard.dashboard"):
+            lg = logging.getLogger(logger_name)
+            lg.addFilter(quiet)
+            self._filters.append((lg, quiet))
+
+        def on_loop_error(loop, context):
+            exc = context.get("exception")
+            what = context.get("message") or "event loop error"
+            # e.g. "socket.accept() out of system resource" (EMFILE): asyncio waits a second
+            # and tries again; said once a minute, without a traceback
+            log.warning("dashboard: %s%s", what, f": {type(exc).__name__}: {exc}" if exc else "")
 
         def serve():
             loop = asyncio.new_event_loop()
             asyncio.set_event_loop(loop)
+            loop.set_exception_handler(on_loop_error)
             self._loop = loop
 
             async def main():
@@ -412,16 +677,20 @@ class Dashboard:
                 await server.serve(sockets=[sock])
             try:
                 loop.run_until_complete(main())
+            except Exception as exc:                 # never a traceback from the thread
+                log.error("dashboard stopped: %s: %s", type(exc).__name__, exc)
             finally:
                 self._loop = None
                 loop.close()
-        self._thread = threading.Thread(target=serve, name="dashboard", daemon=True)
+        self._thread = threading.Thread(target=serve, name=name, daemon=True)
         self._thread.start()
         started.wait(wait)
         end = time.monotonic() + wait
         while not server.started and time.monotonic() < end:
             time.sleep(0.01)
-        host = _lan_address() if self.host in ("0.0.0.0", "") else self.host
+        host = _lan_address() if self.host in ("0.0.0.0", "", "::") else self.host
+        if ":" in host:
+            host = f"[{host}]"
         return f"http://{host}:{self.port}/"
 
     def stop(self) -> None:
@@ -430,11 +699,54 @@ class Dashboard:
         if self._thread is not None:
             self._thread.join(5)
         self._thread = None
+        for lg, f in self._filters:
+            lg.removeFilter(f)
+        self._filters = []
+
+
+class _Shield:
+    """The outermost ASGI layer: a client that leaves is no error, and anything else that
+    escapes the app is one line in the log (never a traceback) and a 500 when nothing was
+    answered yet."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __getattr__(self, name):                # TestClient and friends reach the app's parts
+        return getattr(self.app, name)
+
+    async def __call__(self, scope, receive, send):
+        from starlette.requests import ClientDisconnect
+        from starlette.websockets import WebSocketDisconnect
+        answered = False
+
+        async def tracked(message):
+            nonlocal answered
+            if message["type"] in ("http.response.start", "websocket.accept", "websocket.close",
+                                   "websocket.http.response.start"):
+                answered = True
+            await send(message)
+        try:
+            await self.app(scope, receive, tracked)
+        except (ClientDisconnect, WebSocketDisconnect, OSError):
+            return
+        except Exception as exc:
+            where = f"{scope.get('method', 'WS')} {scope.get('path', '')}"[:120]
+            log.error("dashboard: %s failed: %s: %s", where, type(exc).__name__, str(exc)[:200])
+            if scope["type"] == "http" and not answered:
+                body = json.dumps({"error": "internal error (see the journal)"}).encode()
+                try:
+                    await send({"type": "http.response.start", "status": 500,
+                                "headers": [(b"content-type", b"application/json"),
+                                            (b"content-length", str(len(body)).encode())]})
+                    await send({"type": "http.response.body", "body": body})
+                except Exception:
+                    pass
 
 
 def _replay_json(path: Path) -> dict:
     """A record replayed for the page: each step with the board after it."""
-    from engine.errors import RecordError
+    from engine.errors import EngineError
     from engine.record import parse_record, replay
     try:
         parsed = parse_record(path.read_text("utf-8", errors="replace"), path.name)
@@ -442,8 +754,8 @@ def _replay_json(path: Path) -> dict:
             from engine.stacks.record import replay as replay_stacks
             return {"game": "stacks", "steps": replay_stacks(parsed.entries), "stopped": parsed.stopped}
         result = replay(parsed, with_cells=True)
-    except RecordError as exc:
-        return {"error": str(exc)}
+    except (EngineError, ValueError, RecursionError) as exc:
+        return {"error": f"{path.name}: {exc}"[:300]}
     setup = parsed.entries[0]
     ref = result.referee
     return {"game": "board", "rows": ref.layout.rows, "cols": ref.layout.cols,

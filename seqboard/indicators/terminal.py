@@ -53,7 +53,10 @@ def render_board(view: dict, colour: bool = True) -> str:
 
 def status_line(view: dict) -> str:
     names = view["colour_names"]
-    seqs = ", ".join(f"{names[t]} {n}" for t, n in enumerate(view["sequences"]))
+    made = view.get("sequences_made", [])
+    seqs = ", ".join(f"{names[t]} {n}" + (" (" + " ".join(q["text"] for q in made if q["team"] == t)
+                                          + ")" if n else "")
+                     for t, n in enumerate(view["sequences"]))
     if view["over"]:
         head = f"{names[view['winner']]} wins" if view["winner"] is not None else "game over"
     else:

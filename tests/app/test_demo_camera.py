@@ -10,7 +10,7 @@ from .helpers import check_demo_record, write_config
 def test_demo_through_the_synthetic_camera(tmp_path, capsys):
     cfg = write_config(tmp_path)
     records = tmp_path / "records"
-    code = main(["demo", "--fast", "--seed", "5", "--records", str(records), "--config", str(cfg),
+    code = main(["demo", "--fast", "--seed", "1", "--records", str(records), "--config", str(cfg),
                  "--no-dashboard", "--new"])
     out = capsys.readouterr().out
     assert code == 0

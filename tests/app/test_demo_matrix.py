@@ -23,7 +23,7 @@ from .helpers import check_demo_record, write_config
 def test_demo_through_the_emulated_matrix(tmp_path, capsys):
     cfg = write_config(tmp_path)
     records = tmp_path / "records"
-    code = main(["demo", "--source", "matrix", "--fast", "--seed", "5", "--records", str(records),
+    code = main(["demo", "--source", "matrix", "--fast", "--seed", "1", "--records", str(records),
                  "--config", str(cfg), "--no-dashboard", "--new"])
     out = capsys.readouterr().out
     assert code == 0

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import threading
+import time
 
 from starlette.testclient import TestClient
 
@@ -68,12 +71,29 @@ def test_hints_from_the_dashboard(tmp_path):
         assert r.status_code == 400 and "'99' is not a card" in r.json()["error"]
         r = client.post("/api/action", json={"action": "hint", "cards": ""}, headers=H)
         assert r.status_code == 400 and "which cards you hold" in r.json()["error"]
-        r = client.post("/api/action", json={"action": "hint", "cards": HAND}, headers=H)
-        assert r.status_code == 200
-        assert commands.run_pending() == 1
-        view = client.get("/api/state").json()["view"]
-        assert view["hints"][0]["move"] == "place 4H f5"
-        assert any(line["kind"] == "hint" for line in view["log"])
+        viewer = client.websocket_connect("/ws")          # someone looking, without the PIN
+        with viewer as ws:
+            ws.receive_text()
+            stop = threading.Event()
+            loop = threading.Thread(target=lambda: [commands.run_pending() or time.sleep(0.01)
+                                                    for _ in iter(stop.is_set, True)])
+            loop.start()                              # the main loop, which works hints out
+            try:
+                r = client.post("/api/action", json={"action": "hint", "cards": HAND}, headers=H)
+            finally:
+                stop.set()
+                loop.join()
+            assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+            # the hints come back to the browser that asked, and to it alone
+            assert r.json()["hints"][0]["move"] == "place 4H f5"
+            assert r.json()["move_number"] == len(MOVES)
+            seen = json.loads(ws.receive_text())
+        assert seen["event"]["kind"] == "hint" and seen["event"]["spaces"] == []
+        for view in (seen["view"], client.get("/api/state").json()["view"]):
+            assert view["hints"] == []
+            assert not any(line["kind"] == "hint" for line in view["log"])
+            assert "4H" not in json.dumps(view["log"])
+        assert session.view()["hints"][0]["move"] == "place 4H f5"   # the terminal has them
 
 
 def test_the_pi_says_why_it_plays_its_move(tmp_path):

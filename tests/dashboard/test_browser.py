@@ -200,3 +200,28 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
     finally:
         pg.close()
         dash.stop()
+
+
+def test_hints_show_on_the_asking_page_only(browser, live):
+    asker = browser.new_context().new_page()
+    viewer = browser.new_context().new_page()           # another phone, without the PIN
+    for pg in (asker, viewer):
+        pg.goto(live.url)
+        expect(pg.locator("#status")).to_have_text("live")
+    for _ in range(4):
+        live.observe(live.next_observation())
+    asker.fill("#pin", live.pin)
+    asker.click("#login button")
+    expect(asker.locator("#login-msg")).to_have_text("unlocked")
+    asker.fill("#hint-cards", "5H 10D JS 2C QS")
+    asker.click("#hint-form button")
+    expect(asker.locator("#hints li")).to_have_count(3, timeout=30000)
+    assert "%" in asker.locator("#hints li").first.inner_text()
+    expect(viewer.locator("#board")).to_have_attribute("data-move", "4")
+    assert viewer.locator("#hints li").count() == 0
+    assert "hint 1" not in viewer.locator("#log").inner_text()
+    # the next move clears them on the asking page too
+    live.observe(live.next_observation())
+    expect(asker.locator("#hints li")).to_have_count(0)
+    asker.context.close()
+    viewer.context.close()

@@ -36,7 +36,8 @@ def test_looking_is_open_acting_needs_the_pin(app):
     assert r.status_code == 401 and "PIN" in r.json()["error"]
     assert client.post("/api/login", json={"pin": "1234"}, headers=H).status_code == 403
     assert client.post("/api/login", json={"pin": "24\u00e968"}, headers=H).status_code == 403
-    assert client.post("/api/login", json={"pin": 2468}, headers=H).status_code == 403
+    r = client.post("/api/login", json={"pin": 2468}, headers=H)
+    assert r.status_code == 400 and r.json()["error"] == "pin: must be a text, not a number"
     assert client.post("/api/login", json={"pin": "2468"}, headers=H).status_code == 200
     r = client.post("/api/action", json={"action": "toggle_dead"}, headers=H)
     assert r.status_code == 200

@@ -186,3 +186,108 @@ def test_violation_leaves_the_state_unchanged_until_put_right():
     assert v.kind == "violation"
     assert r.observe(r.expected()).kind == "no_change"
     assert r.observe(seen(r, {"e1": B})).kind == "placement"
+
+
+# --- fixed sequences, white chips and the choice of five ----------------------------------
+def six_at_once(r: Referee) -> Observation:
+    """Blue b4 c4 d4 e4 g4 (green answering far away); then blue's f4 completes six in a
+    row at once. Returns the observation with f4 placed (not yet judged)."""
+    for nb, ng in zip(["b4", "c4", "d4", "e4", "g4"], ["b8", "d8", "f8", "h8", "j8"]):
+        play(r, {nb: B})
+        play(r, {ng: G})
+    return seen(r, {"f4": B})
+
+
+def test_a_longer_line_takes_the_default_five_and_the_extra_chip_is_removable():
+    r = ref()
+    v = r.observe(six_at_once(r))
+    assert v.kind == "placement" and v.new_sequences == 1
+    assert [q.text() for q in v.made] == ["b4-f4"] and "b4-f4" in v.message
+    assert not r.board.is_locked(r.layout.parse_space("g4"))
+    v = r.observe(seen(r, {"g4": E}))            # green's one-eyed jack takes g4
+    assert v.kind == "removal", v.message
+
+
+def test_white_chips_with_the_placement_choose_the_five():
+    r = ref()
+    obs = six_at_once(r).replace({r.layout.parse_space(n): W
+                                  for n in ["c4", "d4", "e4", "f4", "g4"]})
+    v = r.observe(obs)
+    assert v.kind == "placement" and [q.text() for q in v.made] == ["c4-g4"]
+    assert r.board.is_locked(r.layout.parse_space("g4"))
+    assert not r.board.is_locked(r.layout.parse_space("b4"))
+    assert r.moves[-1][1].five == (tuple(sorted(r.layout.parse_space(n)
+                                                for n in ["c4", "d4", "e4", "f4", "g4"])),)
+
+
+def test_white_chips_flipped_after_the_placement_change_the_five_until_the_next_move():
+    r = ref()
+    r.observe(six_at_once(r))
+    assert [q.text() for q in r.board.sequences] == ["b4-f4"]
+    # blue flips c4..g4: the referee takes the five they show
+    flipped = {n: W for n in ["c4", "d4", "e4", "f4", "g4"]}
+    v = r.observe(seen(r, flipped))
+    assert v.kind == "choice" and [q.text() for q in v.made] == ["c4-g4"]
+    assert [q.text() for q in r.board.sequences] == ["c4-g4"] and r.board.counts == [1, 0]
+    assert r.current == 1                      # still green's turn: a choice is not a move
+    assert r.observe(seen(r, flipped)).kind == "no_change"
+    # green moves; then a white b4 is off the sequence: a violation
+    play(r, {"a7": G})
+    v = r.observe(seen(r, {"b4": W}))
+    assert (v.kind, v.rule) == ("violation", "white_off_sequence")
+    assert v.spaces == (r.layout.parse_space("b4"),)
+    assert [q.text() for q in r.board.sequences] == ["c4-g4"]
+
+
+def test_a_white_chip_off_any_sequence_is_a_violation():
+    r = ref()
+    play(r, {"e1": B})
+    v = r.observe(seen(r, {"e1": W}))
+    assert (v.kind, v.rule) == ("violation", "white_off_sequence")
+    assert "white chip off a completed sequence" in v.message
+    # a new chip put down white side up, completing nothing, is one too (nothing applied)
+    v = r.observe(seen(r, {"e1": B, "f2": W}))
+    assert (v.kind, v.rule) == ("violation", "white_off_sequence") and r.current == 1
+    assert r.observe(seen(r, {"e1": B})).kind == "no_change"
+
+
+def test_a_takeback_drops_the_sequences_of_the_move_taken_back():
+    r = ref()
+    before = r.expected()
+    r.observe(six_at_once(r))
+    assert r.board.counts == [1, 0]
+    v = r.observe(seen(r, {"f4": E}))
+    assert v.kind == "takeback" and r.board.counts == [0, 0] and r.board.sequences == []
+    assert r.observe(before).kind != "no_change"
+
+
+def test_a_dead_card_trade_needs_a_card_dead_on_the_board_now():
+    r = ref()
+    from engine.moves import Move
+    v = r.apply(Move("dead", "5S"))                      # e1 and the other 5S are open
+    assert (v.kind, v.rule) == ("violation", "not_dead") and "5S is not a dead card" in v.message
+    assert r.apply(Move("dead", "ZZ")).rule == "not_dead"
+    assert r.apply(Move("dead", "JD")).rule == "not_dead"   # jacks are never dead
+    spaces = r.layout.spaces_of["5S"]
+    play(r, {r.layout.space_name(spaces[0]): B})
+    play(r, {r.layout.space_name(spaces[1]): G})
+    assert r.apply(Move("dead", "5S")).kind == "no_change"  # now dead: blue trades it
+    v = r.apply(Move("dead", "5S"))
+    assert v.rule == "not_dead" and "one dead card" in v.message
+    play(r, {"a2": B})
+    assert r.apply(Move("dead", "5S")).kind == "no_change"  # green's turn: one for green
+
+
+def test_the_five_can_be_named_without_white_chips():
+    from engine.errors import EngineError
+    import pytest
+    r = ref()
+    r.observe(six_at_once(r))
+    c4_g4 = tuple(sorted(r.layout.parse_space(n) for n in ["c4", "d4", "e4", "f4", "g4"]))
+    v = r.choose_five((c4_g4,))
+    assert v.kind == "choice" and [q.text() for q in r.board.sequences] == ["c4-g4"]
+    with pytest.raises(EngineError, match="could make: b4-f4; c4-g4"):
+        r.choose_five((tuple(sorted(r.layout.parse_space(n) for n in ["a4", "b4", "c4", "d4", "e4"])),))
+    play(r, {"a7": G})
+    with pytest.raises(EngineError, match="made no sequence"):
+        r.choose_five((c4_g4,))

@@ -142,15 +142,47 @@ def test_the_next_action_closes_the_block_window():
         g.apply(Action("block", "BL", player=1))
 
 
-def test_the_out_of_play_pile_is_shuffled_into_a_new_deck_when_the_deck_runs_out():
-    g = game(hands=[["R1", "B5", "B5", "B5", "B5"], ["B5"] * 5], deck=[])
+def test_the_cards_of_sequences_made_are_shuffled_into_a_new_deck_when_the_deck_runs_out():
+    """The book (000): "shuffle the cards from previously made SEQUENCES". A completed
+    pile's cards come back; a played special card and a blocked pile stay out of play."""
+    g = game(hands=[["R5", "B5", "B5", "B5", "B5"], ["SK", "B5", "B5", "B5", "B5"]], deck=[])
+    g.piles = [Pile("R", ["R1", "R2", "R3", "R4"])]
+    g.out = ["SK", "B1", "B2", "B3", "B4", "B5", "BL"]   # a special and a blocked pile, earlier
+    total = g.cards_in_game()
+    g.apply(play("R5", pile=0))
+    g.resolve()                                          # player 1's red SEQUENCE: a chip
+    assert g.chips[0]["R"] == 1 and g.made == ["R1", "R2", "R3", "R4", "R5"]
+    text = g.apply(Action("discard", "B5"))
+    assert "draws 2" in text
+    assert sorted(g.hands[0][3:] + g.deck) == ["R1", "R2", "R3", "R4", "R5"]
+    assert g.out == ["SK", "B1", "B2", "B3", "B4", "B5", "BL"] and g.made == []
+    assert any("cards of the SEQUENCES made (5 cards) shuffled" in x for x in g.log)
+    assert g.cards_in_game() == total
+
+
+def test_the_whole_out_of_play_pile_is_reshuffled_with_the_old_reading():
+    g = game(hands=[["R1", "B5", "B5", "B5", "B5"], ["B5"] * 5], deck=[], reshuffle="out_of_play")
     g.out = ["R2", "R3", "B4"]
     total = g.cards_in_game()
     g.apply(play("R1"))
     text = g.apply(Action("discard", "B5"))
     assert "draws 2" in text
     assert len(g.hands[0]) == 5 and len(g.deck) == 1 and g.out == []
-    assert any("shuffled into a new deck" in x for x in g.log) and g.cards_in_game() == total
+    assert any("out-of-play pile (3 cards) shuffled into a new deck" in x for x in g.log)
+    assert g.cards_in_game() == total
+
+
+def test_with_no_sequence_made_an_empty_deck_is_not_rebuilt():
+    g = game(hands=[["R1", "B5", "B5", "B5", "B5"], ["B5"] * 5], deck=[])
+    g.out = ["R2", "R3", "B4", "SK"]
+    g.apply(play("R1"))
+    text = g.apply(Action("discard", "B5"))
+    assert "draws" not in text and len(g.hands[0]) == 3 and g.out == ["R2", "R3", "B4", "SK"]
+
+
+def test_an_unknown_reshuffle_reading_is_refused():
+    with pytest.raises(EngineError, match="reshuffle must be one of sequences, out_of_play"):
+        StacksOptions(reshuffle="everything")
 
 
 def test_special_cards_go_out_of_play_and_do_not_end_the_turn():

@@ -174,15 +174,7 @@ function render(msg) {
     const verb = v.proposal.action === "remove" ? `removes the chip on ${where} with` : `plays on ${where}`;
     pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}: ${v.proposal.reason || ""}`;
   } else pr.textContent = "";
-  const hints = document.getElementById("hints");
-  hints.innerHTML = "";
-  if ((v.hints || []).length) document.getElementById("hint-msg").textContent = "";
-  for (const h of v.hints || []) {
-    const li = document.createElement("li");
-    const chance = h.chance === null || h.chance === undefined ? "" : ` (${Math.round(100 * h.chance)} % to win)`;
-    li.textContent = `${h.move}: ${h.reason}${chance}`;
-    hints.appendChild(li);
-  }
+  showHints(v.move_number);
   const log = document.getElementById("log");
   log.innerHTML = "";
   for (const line of v.log.slice().reverse()) {
@@ -209,6 +201,21 @@ function connect() {
   };
 }
 
+// hints come only in the answer to this browser's own request (never in the shared state),
+// and hold until the next move
+let myHints = null;
+function showHints(moveNumber) {
+  if (myHints && moveNumber !== undefined && moveNumber !== myHints.move_number) myHints = null;
+  const hints = document.getElementById("hints");
+  hints.innerHTML = "";
+  for (const h of (myHints && myHints.hints) || []) {
+    const li = document.createElement("li");
+    const chance = h.chance === null || h.chance === undefined ? "" : ` (${Math.round(100 * h.chance)} % to win)`;
+    li.textContent = `${h.move}: ${h.reason}${chance}`;
+    hints.appendChild(li);
+  }
+}
+
 async function post(path, body) {
   const r = await fetch(path, { method: "POST", credentials: "same-origin",
     headers: { "Content-Type": "application/json", "X-Seqboard": "1" }, body: JSON.stringify(body) });
@@ -227,8 +234,10 @@ function spaceName(i, cols) {
 
 document.getElementById("hint-form").addEventListener("submit", async (e) => {
   e.preventDefault();
+  document.getElementById("hint-msg").textContent = "thinking…";
   const [ok, data] = await post("/api/action", { action: "hint", cards: document.getElementById("hint-cards").value });
-  document.getElementById("hint-msg").textContent = ok ? "thinking…" : (data.error || "refused");
+  document.getElementById("hint-msg").textContent = ok ? "" : (data.error || "refused");
+  if (ok) { myHints = data; showHints(); }
   if (!ok && data.error && data.error.includes("PIN")) unlock(false);
 });
 

@@ -1,0 +1,148 @@
+"""Catching up: a stable board that is several moves ahead of the game.
+
+A camera can miss a moment (a hand that never left the board between two moves, a board
+that was off while chips were placed); the next stable observation then differs from the
+game by more than one move. :func:`explain` looks for short series of moves, in turn order,
+that turn the game's board into the observed one: up to one move per seat (at most
+:data:`MAX_SERIES`), each placement in the colour of the team to move, each removal by a
+team that may remove that chip. Every step is judged by an ordinary :class:`Referee` (a copy
+of the game's), as one single-change observation, so a caught-up move is exactly as legal
+as a move seen on its own, and replays the same way.
+
+Example::
+
+    series = explain(referee, observation)
+    if len(series) == 1:                     # one series explains it, and only one
+        for step in series[0].steps:
+            referee.observe(step.observation)   # each is an ordinary single move
+        print(series[0].note())   # "caught up: green f3, then blue e5"
+
+Pure, no I/O; the referee passed in is never changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass
+
+from .board import EMPTY
+from .moves import Verdict
+from .observation import Observation, SpaceState
+from .referee import COLOUR_NAMES, Referee
+
+#: The longest series considered (one move per seat, at most this many).
+MAX_SERIES = 4
+
+
+@dataclass(frozen=True)
+class Step:
+    """One caught-up move: the board after it (as a perfect sensor would see it) and the
+    referee's verdict on it."""
+
+    observation: Observation
+    verdict: Verdict
+    text: str = ""        # "green f3", "green removes e5"
+
+
+@dataclass(frozen=True)
+class Series:
+    """A legal series of moves, in turn order, that explains an observation."""
+
+    steps: tuple[Step, ...]
+
+    def note(self) -> str:
+        """``caught up: green f3, then blue e5`` (a removal: ``green removes e5``)."""
+        return "caught up: " + ", then ".join(st.text for st in self.steps)
+
+    def moves(self) -> tuple[tuple[str, int, int | None], ...]:
+        """(kind, space, team) of each step: what tells two series apart."""
+        return tuple((s.verdict.kind, s.verdict.spaces[0], s.verdict.team) for s in self.steps)
+
+
+def clone(referee: Referee) -> Referee:
+    """An independent copy of ``referee`` (the layout and edition, immutable, are shared)."""
+    memo = {id(referee.layout): referee.layout, id(referee.edition): referee.edition}
+    return copy.deepcopy(referee, memo)
+
+
+def differences(referee: Referee, obs: Observation) -> list[tuple[str, int, SpaceState]]:
+    """The changes a series of moves must make, from the game's board to the known spaces
+    of ``obs``: ``("place", space, state)`` and ``("remove", space, EMPTY)``; a space whose
+    chip changed colour needs both (a removal, then another team's placement)."""
+    cells = referee.board.cells
+    out: list[tuple[str, int, SpaceState]] = []
+    for i, st in enumerate(obs.states):
+        if st is SpaceState.UNKNOWN:
+            continue
+        c = cells[i]
+        if c > 0:
+            if st is SpaceState.EMPTY:
+                out.append(("remove", i, SpaceState.EMPTY))
+            elif st.is_colour and st.value != referee.colours[c - 1]:
+                out.append(("remove", i, SpaceState.EMPTY))
+                out.append(("place", i, st))
+        elif c == EMPTY and st.is_chip:
+            out.append(("place", i, st))
+    return out
+
+
+def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
+            colour_blind: bool = False) -> list[Series]:
+    """Every legal series of two or more moves, in turn order, that makes the game's board
+    into the known spaces of ``obs``; empty when none does (or when more than ``max_moves``
+    changes would be needed; default: one per seat, at most :data:`MAX_SERIES`).
+
+    ``colour_blind``: the sensor tells only where chips are (an occupancy matrix), so a new
+    chip counts as the colour of whichever team places it in the series.
+    """
+    limit = min(max_moves or referee.n_players, MAX_SERIES)
+    changes = differences(referee, obs)
+    if not 2 <= len(changes) <= limit or referee.over:
+        return []
+    if any(st is SpaceState.WHITE for _, _, st in changes):
+        return []          # a flipped chip is not a move of any team
+    found: list[Series] = []
+    seen: set = set()
+    for order in itertools.permutations(range(len(changes))):
+        series = _try(referee, [changes[k] for k in order], colour_blind)
+        if series is not None and series.moves() not in seen:
+            seen.add(series.moves())
+            found.append(series)
+    return found
+
+
+def _try(referee: Referee, order: list[tuple[str, int, SpaceState]],
+         colour_blind: bool) -> Series | None:
+    ref = clone(referee)
+    steps = []
+    for action, space, st in order:
+        if ref.over:
+            return None
+        base = ref.expected()
+        if action == "place":
+            state = SpaceState(ref.colours[ref.team]) if colour_blind else st
+            if base[space] is not SpaceState.EMPTY:
+                return None
+        else:
+            state = SpaceState.EMPTY
+        inter = base.replace({space: state})
+        v = ref.observe(inter)
+        if v.kind != ("placement" if action == "place" else "removal") or v.spaces != (space,):
+            return None
+        where = ref.layout.space_name(space)
+        who = COLOUR_NAMES[ref.colours[v.team]]
+        steps.append(Step(inter, v, f"{who} {where}" if action == "place" else f"{who} removes {where}"))
+    return Series(tuple(steps))
+
+
+def earlier_position(referee: Referee, obs: Observation) -> int | None:
+    """How many moves back the latest earlier position of the game lies whose board agrees
+    with every known space of ``obs`` (a takeback of several moves); None when none does."""
+    ref = clone(referee)
+    back = 0
+    while ref.undo() is not None:
+        back += 1
+        if not differences(ref, obs):
+            return back
+    return None

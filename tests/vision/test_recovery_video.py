@@ -1,0 +1,199 @@
+"""Filmed games through `seqboard referee` from a folder of frames: a move hidden by a hand
+that never left the board is caught up; the same folder gives the same record at any
+speed; the end of the frames ends the run with a summary and exit 0. And the stabiliser
+settles on the spaces it can read: a flickering edge space does not hold the board back."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from dataclasses import replace
+
+import pytest
+
+from benchmarks.video import TrueMove, config_for, film_game, score
+from engine.game import builtin_layout
+from engine.observation import Observation, SpaceState
+from seqboard.cli import main
+from vision.calibration import calibrate
+from vision.reader import BoardReader
+from vision.stabilise import Stabiliser
+from vision.synth import Conditions, render
+
+LAYOUT = builtin_layout("classic")
+
+
+def _moves(*spec):
+    out = []
+    for n, (space, colour) in enumerate(spec):
+        out.append(TrueMove(n % 2, "place", LAYOUT.parse_space(space), colour))
+    return out
+
+
+@pytest.fixture(scope="module")
+def film(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("film") / "game"
+    moves = _moves(("c3", "B"), ("d4", "G"), ("e5", "B"), ("h2", "G"), ("b9", "B"), ("g7", "G"))
+    # seed 3 hides one move: the hand that placed it goes straight on to the next
+    f = film_game(folder, seed=3, moves=moves, hidden=1, hovers=0.3, shadows=0.0,
+                  width=480, height=360)
+    assert f.hidden, "the film must hide a move"
+    return f
+
+
+def _referee(film, records, speed):
+    cfg = config_for(film, records)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["referee", "--config", str(cfg), "--records", str(records), "--new",
+                     "--no-dashboard", "--speed", str(speed)])
+    record = sorted(records.glob("*.jsonl"))[-1]
+    return code, out.getvalue(), record
+
+
+@pytest.fixture(scope="module")
+def fast_run(film, tmp_path_factory):
+    """The folder refereed as fast as the machine goes."""
+    return _referee(film, tmp_path_factory.mktemp("fast"), 0)
+
+
+def test_a_hidden_move_is_caught_up_and_the_run_ends_at_the_last_frame(film, fast_run):
+    code, out, record = fast_run
+    assert code == 0
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("end of ") and f"{film.frames} frames" in last
+    assert "6 moves in the game (2 caught up), 0 warnings" in last
+    s = score(film, record)
+    assert (s["phantom"], s["missed"], s["warnings"], s["exact"]) == (0, 0, 0, True)
+    assert s["caught_up"] == 2 and s["replay_ok"] and s["stamped"]
+    hidden = film.moves[film.hidden[0]]
+    nxt = film.moves[film.hidden[0] + 1]
+    colour = {"B": "blue", "G": "green"}
+    note = (f"caught up: {colour[hidden.colour]} {LAYOUT.space_name(hidden.space)}, then "
+            f"{colour[nxt.colour]} {LAYOUT.space_name(nxt.space)}")
+    assert note in out
+
+
+def test_the_same_folder_gives_the_same_record_at_two_speeds(film, fast_run, tmp_path):
+    _, _, paced = _referee(film, tmp_path / "paced", 8)
+
+    def judged(path):
+        return [json.loads(x) for x in path.read_text().splitlines()[1:]]
+    a, b = judged(fast_run[2]), judged(paced)
+    assert a == b
+    assert all("t" in x and "frame" in x for x in a if x["type"] in ("observation", "verdict"))
+
+
+def _readings(cond, boards, frames_each, hand=True):
+    """Real readings of rendered frames: ``frames_each`` frames of every board in turn,
+    and between two boards (``hand``) a hand over the space that changed."""
+    empty = Observation.empty(10, 10)
+    cal = calibrate([render(LAYOUT, empty, cond, seed=1, jitter=0).image], LAYOUT)
+    reader = BoardReader(cal, LAYOUT)
+    out = []
+    for k, board in enumerate(boards):
+        if k and hand:
+            space = next(i for i in range(100) if board[i] is not boards[k - 1][i])
+            img = render(LAYOUT, board, replace(cond, hand_at=space), seed=9 + k, jitter=0).image
+            reading = reader.read(img)
+            assert reading.hand
+            out += [reading] * 3
+        img = render(LAYOUT, board, cond, seed=5 + k, jitter=0).image
+        reading = reader.read(img)
+        assert reading.observation == board
+        out += [reading] * frames_each
+    return out
+
+
+def _flicker(reading, space, state):
+    obs = reading.observation.replace({space: state})
+    return replace(reading, observation=obs)
+
+
+def test_a_space_flickering_between_unknown_and_empty_does_not_stop_settling():
+    cond = Conditions(width=640, height=480, tilt_deg=10, noise=0)
+    empty = Observation.empty(10, 10)
+    placed = empty.replace({LAYOUT.parse_space("e5"): SpaceState.BLUE})
+    readings = _readings(cond, [empty, placed], 20)
+    edge = LAYOUT.parse_space("j5")              # at the lens edge, under glare
+    stab = Stabiliser(settle=0.6)
+    seen = []
+    for n, reading in enumerate(readings):
+        if n % 2:
+            reading = _flicker(reading, edge, SpaceState.UNKNOWN)
+        obs = stab.update(reading, n / 10)
+        if obs is not None:
+            seen.append(obs)
+    assert len(seen) == 2
+    assert seen[1][LAYOUT.parse_space("e5")] is SpaceState.BLUE
+    assert seen[1][edge] is SpaceState.UNKNOWN      # unknown, never a reason to wait
+    assert not stab.problems
+
+
+def test_a_space_flipping_between_two_colours_is_a_problem_there_and_the_rest_settles():
+    cond = Conditions(width=640, height=480, tilt_deg=10, noise=0)
+    empty = Observation.empty(10, 10)
+    placed = empty.replace({LAYOUT.parse_space("e5"): SpaceState.BLUE})
+    readings = _readings(cond, [empty, placed], 40)
+    bad = LAYOUT.parse_space("a5")
+    stab = Stabiliser(settle=0.6)
+    seen = []
+    for n, reading in enumerate(readings):
+        reading = _flicker(reading, bad, SpaceState.GREEN if n % 2 else SpaceState.RED)
+        obs = stab.update(reading, n / 10, names=LAYOUT.space_name)
+        if obs is not None:
+            seen.append(obs)
+    assert seen and seen[-1][LAYOUT.parse_space("e5")] is SpaceState.BLUE
+    assert seen[-1][bad] is SpaceState.UNKNOWN
+    assert stab.problems == {bad: "a5 keeps changing between green and red: check the light there"}
+
+
+def test_a_change_no_hand_made_waits_before_it_counts():
+    """A chip that appears with no hand near it (a shadow's misreading looks so) is unknown
+    for ``untouched_after`` seconds; if it stays, it counts (a hand the reader missed)."""
+    cond = Conditions(width=640, height=480, tilt_deg=10, noise=0)
+    empty = Observation.empty(10, 10)
+    e5 = LAYOUT.parse_space("e5")
+    placed = empty.replace({e5: SpaceState.BLUE})
+    readings = _readings(cond, [empty, placed, empty, placed], 15, hand=False)
+    readings += readings[-1:] * 30          # the last chip stays
+    stab = Stabiliser(settle=0.6, untouched_after=3.0)
+    seen = []
+    for n, reading in enumerate(readings):
+        obs = stab.update(reading, n / 10)
+        if obs is not None:
+            seen.append((n / 10, obs[e5]))
+    # 1.5 s of a blue e5 and gone again: never reported; the one that stays counts after 3 s
+    assert [st for _, st in seen if st is not SpaceState.UNKNOWN] == [SpaceState.EMPTY, SpaceState.BLUE]
+    t_blue = next(t for t, st in seen if st is SpaceState.BLUE)
+    assert t_blue >= 4.5 + 3.0
+
+
+def test_a_video_file_plays_at_its_container_frame_rate(film, fast_run, tmp_path):
+    import cv2
+    frames = sorted(film.folder.glob("*.jpg"))
+    first = cv2.imread(str(frames[0]))
+    video = tmp_path / "game.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0,
+                          (first.shape[1], first.shape[0]))
+    for f in frames:
+        out.write(cv2.imread(str(f)))
+    out.release()
+    records = tmp_path / "records"
+    cfg = config_for(film, records)
+    # camera.fps says 4: a folder would play at 4 frames a second, the file keeps its own 10
+    cfg.write_text(cfg.read_text().replace(f'device = "{film.folder}"', f'device = "{video}"')
+                   .replace("fps = 10.0", "fps = 4.0"))
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        code = main(["referee", "--config", str(cfg), "--records", str(records), "--new",
+                     "--no-dashboard", "--speed", "0"])
+    assert code == 0 and f"{film.frames} frames" in text.getvalue()
+    record = sorted(records.glob("*.jsonl"))[-1]
+    lines = [json.loads(x) for x in record.read_text().splitlines()[1:]]
+    verdicts = [x for x in lines if x["type"] == "verdict"]
+    assert all(abs(x["t"] - x["frame"] / 10.0) < 1e-6 for x in verdicts)
+    folder = [json.loads(x) for x in fast_run[2].read_text().splitlines()[1:]]
+    assert [(x["kind"], x["spaces"], x["frame"]) for x in verdicts] == \
+        [(x["kind"], x["spaces"], x["frame"]) for x in folder if x["type"] == "verdict"]
