@@ -73,7 +73,8 @@ def main(argv=None) -> int:
         "split": args.split, "card_views": n, "card_views_hand_over_card": covered,
         "card_accuracy": round(right / n, 4), "card_wrong_rate": round(wrong / n, 5),
         "card_unknown_rate": round(unknown / n, 4), "card_ms": round(ms / n, 1),
-        "clear_card_accuracy": round(clear[0] / nc, 4), "clear_card_wrong_rate": round(clear[1] / nc, 5),
+        "clear_card_accuracy": round(clear[0] / nc, 4),
+        "clear_card_wrong_rate": round(clear[1] / nc, 5),
         "clear_card_unknown_rate": round(clear[2] / nc, 4),
     }
     for f, (a, b, c) in sorted(fam.items()):

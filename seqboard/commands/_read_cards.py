@@ -29,5 +29,6 @@ def print_cards(frame: np.ndarray, name: str, as_json: bool) -> int:
         return 0
     for row in rows:
         why = f" ({row['reason']})" if row["card"] == "unknown" else ""
-        print(f"{row['card']:8s} at x={row['x']} y={row['y']} px, turned {row['turn_deg']} deg{why}")
+        print(f"{row['card']:8s} at x={row['x']} y={row['y']} px, "
+              f"turned {row['turn_deg']} deg{why}")
     return 0

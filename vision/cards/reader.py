@@ -148,7 +148,8 @@ def rank_feature(rmask, aspect):
 
 
 def suit_feature(smask):
-    f = np.append(_feature(smask, SUIT_SIZE), 0.5 * min(smask.shape[1] / max(smask.shape[0], 1), 2.0))
+    aspect = smask.shape[1] / max(smask.shape[0], 1)
+    f = np.append(_feature(smask, SUIT_SIZE), 0.5 * min(aspect, 2.0))
     return f / np.linalg.norm(f)
 
 

@@ -54,7 +54,8 @@ def _place(canvas: np.ndarray, card: np.ndarray, centre, angle: float, long_px: 
     m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, s)
     m[:, 2] += np.float32(centre) - np.float32([w / 2, h / 2])
     H, W = canvas.shape[:2]
-    rgb = cv2.warpAffine(card[..., :3], m, (W, H), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    rgb = cv2.warpAffine(card[..., :3], m, (W, H),
+                         flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     a = cv2.warpAffine(card[..., 3], m, (W, H)).astype(np.float32)[..., None] / 255
     # a thin soft shadow round the card: its edge shows even over the paper below (guessed)
     sh = cv2.GaussianBlur(a[..., 0], (0, 0), 1.2 + 0.8 * shadow)[..., None]
