@@ -64,6 +64,14 @@ def test_new_card_laid_partly_on_the_pile_is_found_and_read(family, code, seed):
     assert np.linalg.norm(r.quad.mean(axis=0) - s.quad.mean(axis=0)) < 0.08 * s.card_px
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_hand_still_near_the_pile_does_not_stop_the_reading(seed):
+    s = render_pile(np.random.default_rng(seed), "tuned", code="KD",
+                    style=card_style("modern", seed), hand="sleeve", hand_over=False)
+    assert s.hand_in_view
+    assert reader.read_pile(s.after, s.before, s.card_px).code == "KD"
+
+
 def test_a_card_whose_corners_a_hand_covers_is_unknown_not_a_guess():
     s = render_pile(np.random.default_rng(0), "tuned", code="5H",
                     style=card_style("classic", 0), hand="none")
