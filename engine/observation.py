@@ -55,7 +55,7 @@ class Observation:
                 f"observation has {len(self.confidence)} confidences, expected {n}")
 
     @classmethod
-    def parse(cls, text: str) -> "Observation":
+    def parse(cls, text: str) -> Observation:
         """Parse the text form (rows of ``.BGRW?``, spaces between symbols optional)."""
         rows = []
         for lineno, raw in enumerate(text.splitlines(), 1):
@@ -77,7 +77,7 @@ class Observation:
         return cls(len(rows), cols, tuple(s for row in rows for s in row))
 
     @classmethod
-    def empty(cls, rows: int, cols: int) -> "Observation":
+    def empty(cls, rows: int, cols: int) -> Observation:
         return cls(rows, cols, (SpaceState.EMPTY,) * (rows * cols))
 
     def __getitem__(self, index: int) -> SpaceState:
@@ -88,7 +88,7 @@ class Observation:
             " ".join(s.value for s in self.states[r * self.cols:(r + 1) * self.cols])
             for r in range(self.rows))
 
-    def replace(self, changes: dict[int, SpaceState]) -> "Observation":
+    def replace(self, changes: dict[int, SpaceState]) -> Observation:
         """A copy with some spaces changed (confidence 1 for those)."""
         states = list(self.states)
         conf = list(self.confidence)
@@ -104,13 +104,24 @@ class Observation:
                 "confidence": [round(c, 3) for c in self.confidence]}
 
     @classmethod
-    def from_json(cls, obj: dict) -> "Observation":
-        try:
-            board = obj["board"]
-            obs = cls.parse("\n".join(board))
-            conf = obj.get("confidence")
-            if conf:
-                obs = cls(obs.rows, obs.cols, obs.states, tuple(float(c) for c in conf))
+    def from_json(cls, obj: dict) -> Observation:
+        """The object :meth:`to_json` gives (``rows``/``cols`` optional): ``board`` a list
+        of row strings, ``confidence`` a list of numbers from 0 to 1, one per space."""
+        if not isinstance(obj, dict):
+            raise ObservationError("an observation is an object with a 'board'")
+        board = obj.get("board")
+        if not isinstance(board, list) or not all(isinstance(r, str) for r in board):
+            raise ObservationError("an observation's 'board' must be a list of row strings")
+        obs = cls.parse("\n".join(board))
+        for key, n in (("rows", obs.rows), ("cols", obs.cols)):
+            if key in obj and obj[key] != n:
+                raise ObservationError(f"the observation says {key} {obj[key]!r}, its board has {n}")
+        conf = obj.get("confidence")
+        if conf is None or conf == []:
             return obs
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ObservationError(f"malformed observation object: {exc}") from None
+        if not isinstance(conf, list) or not all(
+                isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0
+                for c in conf):
+            raise ObservationError("an observation's 'confidence' must be a list of numbers "
+                                   "from 0 to 1, one per space")
+        return cls(obs.rows, obs.cols, obs.states, tuple(float(c) for c in conf))

@@ -19,8 +19,8 @@ from engine.board import FREE
 from engine.game import Game
 from engine.moves import Move, Verdict
 from engine.observation import Observation, SpaceState
-from engine.record import (end_entry, move_entry, observation_entry, parse_record, replay,
-                           setup_entry, verdict_entry)
+from engine.record import (board_rows, end_entry, five_entry, move_entry, observation_entry,
+                           parse_record, replay, setup_entry, verdict_entry)
 from engine.referee import COLOUR_NAMES, Referee
 
 
@@ -179,7 +179,8 @@ class Session:
                 return self._reject(obs, v, pmove, group)
         move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0],
                     r.moves[-1][1].five)
-        self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation")])
+        self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
+                                              made=v.made)])
         self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
         self._emit(Event("verdict", v, v.message, v.spaces,
                          {"computer_card": card} if card is not None else {}))
@@ -210,7 +211,8 @@ class Session:
             move = Move("place" if v.kind == "placement" else "remove", None, v.spaces[0])
             self._write_group([observation_entry(step.observation) | at | {"caught_up": True},
                                verdict_entry(v, cols) | at | {"caught_up": True},
-                               move_entry(len(r.moves), v.player, move, cols, via="observation")])
+                               move_entry(len(r.moves), v.player, move, cols, via="observation",
+                                          made=v.made)])
             self._log_line(v.kind, v.message + " (caught up)", spaces=list(v.spaces), team=v.team)
             self._emit(Event("verdict", v, v.message, v.spaces, {"caught_up": True}))
             last = v
@@ -341,6 +343,19 @@ class Session:
         self._emit(Event("warning", warn, text, spaces))
         return warn
 
+    def choose_five(self, five: tuple[tuple[int, ...], ...]) -> Verdict:
+        """The team of the last placement names the five of the sequence(s) it made (typed
+        in, or the page); recorded as a ``five`` event. EngineError says why not."""
+        r = self.referee
+        v = r.choose_five(five)
+        if self.game is not None:
+            self.game.rechoose(r.moves[-1][1].five)
+        self._write(five_entry(v, r.layout.cols))
+        spaces = tuple(sorted({c for q in v.made for c in q.spaces}))
+        self._log_line("choice", v.message, spaces=list(spaces), team=v.team)
+        self._emit(Event("verdict", v, v.message, spaces))
+        return v
+
     def finish(self) -> None:
         if self.ended:
             return
@@ -348,7 +363,9 @@ class Session:
         r = self.referee
         reason = "sequences completed" if r.winner is not None else \
             (self.game.end_reason if self.game is not None and self.game.over else "stopped")
-        self._write(end_entry(r.winner, reason, list(r.board.counts)))
+        self._write(end_entry(r.winner, reason, list(r.board.counts),
+                              board=board_rows(r.board, r.colours),
+                              hands=self.game.hands if self.game is not None else None))
         text = f"{COLOUR_NAMES[r.colours[r.winner]]} wins" if r.winner is not None else f"game over: {reason}"
         self._log_line("game_over", text)
         self._emit(Event("game_over", None, text))
@@ -553,10 +570,15 @@ def resume_session(path, recorder, mode: str) -> Session:
     from pathlib import Path
 
     from .recorder import trim_incomplete_tail
+    from .commands.replay import load_record_text
     trim_incomplete_tail(Path(path))
-    text = Path(path).read_text("utf-8", errors="replace")
+    text = load_record_text(str(path))      # size and line caps: no file can fill the memory
     parsed = parse_record(text, str(path))
     result = replay(parsed)
+    if result.refusal:
+        # the record does not check out: going on would write a game the rules do not allow
+        from engine.errors import RecordError
+        raise RecordError(f"{result.refusal}: refused: not a game the rules allow")
     setup = parsed.entries[0]
     s = Session(result.referee, recorder=recorder, game=result.game, mode=mode,
                 seed=setup.get("seed", setup.get("computer_seed")), names=setup.get("names"),

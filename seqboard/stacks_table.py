@@ -294,7 +294,8 @@ class StacksTable:
 
     def _after(self) -> None:
         g = self.game
-        if g.over:
+        if g.over and not getattr(self, "_end_written", False):
+            self._end_written = True        # one end line, however often this is called
             self.write(end_entry(g))
             self.say(f"GAME OVER: {g.result}")
             self._emit("over", g.result)

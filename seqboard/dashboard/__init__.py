@@ -749,7 +749,13 @@ def _replay_json(path: Path) -> dict:
     from engine.errors import EngineError
     from engine.record import parse_record, replay
     try:
-        parsed = parse_record(path.read_text("utf-8", errors="replace"), path.name)
+        from ..commands.replay import load_record_text
+        from ..errors import UserError
+        try:
+            text = load_record_text(str(path), max_bytes=MAX_RECORD_REPLAY)
+        except UserError as exc:
+            return {"error": str(exc)[:300]}
+        parsed = parse_record(text, path.name)
         if parsed.entries[0].get("game", "board") == "stacks":
             from engine.stacks.record import replay as replay_stacks
             return {"game": "stacks", "steps": replay_stacks(parsed.entries), "stopped": parsed.stopped}

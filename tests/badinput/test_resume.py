@@ -51,3 +51,29 @@ def test_a_device_or_pipe_named_like_a_record_is_not_read(tmp_path):
     # neither is read (a read of /dev/zero never ends, a pipe's blocks)
     assert unfinished_record(records, "demo") is None
     assert unresumable_records(records, "demo") == []
+
+
+def test_resume_refuses_a_record_the_rules_do_not_allow_and_keeps_it(tmp_path):
+    """A tampered unfinished record (a move by the player not to play) is not resumed: going
+    on would write a game the rules do not allow. The file is kept as it was."""
+    import pytest
+
+    from hw_config.config import load_config
+    from seqboard.app import open_session
+    from seqboard.errors import UserError
+    records = tmp_path / "r"
+    records.mkdir()
+    setup = {"type": "setup", "version": 2, "game": "board", "edition": "classic", "players": 2,
+             "teams": 2, "colours": ["B", "G"], "options": {}, "first_player": 0, "mode": "referee"}
+    move = {"type": "move", "n": 1, "player": 1, "action": "place", "card": "5H", "space": "e5",
+            "via": "engine"}
+    path = records / "20260101-120000-referee.jsonl"
+    path.write_text(json.dumps(setup, separators=(",", ":")) + "\n"
+                    + json.dumps(move, separators=(",", ":")) + "\n", "utf-8")
+    before = path.read_bytes()
+    cfg = load_config(str(write_config(tmp_path)))
+    with pytest.raises(UserError) as err:
+        open_session(cfg, "referee", records, True, seed=None, full_game=False)
+    text = str(err.value)
+    assert "\n" not in text and path.name in text and "line 2" in text and "cannot resume" in text
+    assert path.read_bytes() == before

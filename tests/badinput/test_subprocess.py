@@ -81,8 +81,5 @@ def test_stacks_deck_dev_zero_is_refused_not_read(tmp_path):
                     "/dev/zero")
 
 
-@pytest.mark.xfail(strict=False, reason="on main, seqboard replay reads the whole file "
-                   "(replay.py and engine/record.py are branch i20-records', which caps it): "
-                   "/dev/zero runs out of memory")
 def test_replay_dev_zero_is_refused_not_read():
     _one_clean_line(run("replay", "/dev/zero", timeout=60), "/dev/zero")

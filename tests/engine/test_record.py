@@ -4,14 +4,22 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from engine.editions import Options
 from engine.errors import RecordError
 from engine.game import Game
 from engine.players import GreedyPlayer, RandomPlayer, play_game
-from engine.record import (dumps, observation_entry, parse_record, record_simulated_game,
-                           replay, setup_entry, verdict_entry)
-from engine.editions import Options
+from engine.record import (
+    dumps,
+    observation_entry,
+    parse_record,
+    record_simulated_game,
+    replay,
+    setup_entry,
+    verdict_entry,
+)
 from engine.referee import Referee
 
 
@@ -108,15 +116,15 @@ def test_replay_command(tmp_path):
     f = tmp_path / "g.jsonl"
     f.write_text(text_of(entries))
     out = subprocess.run([sys.executable, "-m", "seqboard", "replay", str(f)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "result: blue (team 1) wins" in out.stdout
     js = subprocess.run([sys.executable, "-m", "seqboard", "replay", "--json", str(f)],
-                        capture_output=True, text=True)
+                        capture_output=True, text=True, check=False)
     data = json.loads(js.stdout)
     assert data["ok"] and data["winner"] == 0 and len(data["steps"]) == len(entries) - 1
     f.write_text("garbage\n")
     bad = subprocess.run([sys.executable, "-m", "seqboard", "replay", str(f)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "line 1: not JSON" in bad.stderr
 
 
