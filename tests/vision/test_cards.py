@@ -102,6 +102,8 @@ def test_prototypes_rebuild_from_tuned_families_only(tmp_path, monkeypatch):
     seen = []
     real = train.card_style
     monkeypatch.setattr(train, "STYLES_PER_FAMILY", 1)
+    one_per_rank = [r + "SHDC"[k % 4] for k, r in enumerate("23456789TJQKA")]
+    monkeypatch.setattr(train, "CODES", one_per_rank)      # a small run, the same code path
     monkeypatch.setattr(train, "card_style", lambda f, s: seen.append(f) or real(f, s))
     out = tmp_path / "p.npz"
     assert train.main(["--out", str(out)]) == 0
