@@ -297,6 +297,7 @@ class Board:
             return 1, [(ids[0],)]
         masks = self._win.masks
         lim = self.max_shared
+        chips = ~self.free_mask
         best: list[tuple[int, ...]] = []
         size = 0
 
@@ -308,7 +309,7 @@ class Board:
                 best.append(chosen)
             for j in range(start, len(ids)):
                 wj = ids[j]
-                if all((masks[wj] & masks[c]).bit_count() <= lim for c in chosen):
+                if all((masks[wj] & masks[c] & chips).bit_count() <= lim for c in chosen):
                     grow(j + 1, chosen + (wj,))
 
         grow(0, ())
@@ -349,7 +350,7 @@ class Board:
             if t != team:
                 others |= m
         mine = [m for s, m in zip(self.sequences, self._seq_masks) if s.team == team]
-        mine.extend(_mask(s.spaces) for s in extra)
+        mine.extend(_mask(s.spaces) & ~self.free_mask for s in extra)
         lim = self.max_shared
         n = 0
         for w in self._win.masks:
@@ -398,7 +399,8 @@ class Board:
         return len(pick)
 
     def _add(self, s: Sequence) -> None:
-        m = _mask(s.spaces)
+        # free spaces left out: they count in any number of sequences, never as shared
+        m = _mask(s.spaces) & ~self.free_mask
         self.sequences.append(s)
         self._seq_masks.append(m)
         self.counts[s.team] += 1
@@ -488,7 +490,8 @@ class Board:
         check of the incremental :meth:`_candidates`)."""
         v = team + 1
         out = []
-        mine = [set(s.spaces) for s in self.sequences if s.team == team]
+        free = set(self.layout.free)
+        mine = [set(s.spaces) - free for s in self.sequences if s.team == team]
         for line in self.layout.lines(self.k):
             for start in range(len(line) - self.k + 1):
                 w = line[start:start + self.k]

@@ -98,23 +98,31 @@ def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
     """
     limit = min(max_moves or referee.n_players, MAX_SERIES)
     changes = differences(referee, obs)
-    if not 2 <= len(changes) <= limit or referee.over:
+    if not 2 <= len(changes) <= limit or referee.over or _chip_on_free(referee, obs):
         return []
     if any(st is SpaceState.WHITE for _, _, st in changes):
         return []          # a flipped chip is not a move of any team
     found: list[Series] = []
     seen: set = set()
+    # one copy, each order's moves undone after it (a copy per order took 24 deep copies
+    # of the whole game history for four changes: seconds on a Pi, the main loop stalled)
+    work = clone(referee)
+    n0 = len(work.moves)
     for order in itertools.permutations(range(len(changes))):
-        series = _try(referee, [changes[k] for k in order], colour_blind)
+        series = _try(work, [changes[k] for k in order], colour_blind)
+        while len(work.moves) > n0:
+            work.undo()
+        if len(work.moves) < n0:          # a step was read as a takeback: start afresh
+            work = clone(referee)
         if series is not None and series.moves() not in seen:
             seen.add(series.moves())
             found.append(series)
     return found
 
 
-def _try(referee: Referee, order: list[tuple[str, int, SpaceState]],
+def _try(ref: Referee, order: list[tuple[str, int, SpaceState]],
          colour_blind: bool) -> Series | None:
-    ref = clone(referee)
+    """The series of ``order`` played on ``ref`` (changed: the caller undoes it)."""
     steps = []
     for action, space, st in order:
         if ref.over:
@@ -136,13 +144,28 @@ def _try(referee: Referee, order: list[tuple[str, int, SpaceState]],
     return Series(tuple(steps))
 
 
+def _chip_on_free(referee: Referee, obs: Observation) -> bool:
+    """Whether ``obs`` shows a chip on a free space: no series of moves nor any earlier
+    position explains that (the chip must come off)."""
+    return any(obs.states[i].is_chip for i in referee.layout.free)
+
+
 def earlier_position(referee: Referee, obs: Observation) -> int | None:
     """How many moves back the latest earlier position of the game lies whose board agrees
-    with every known space of ``obs`` (a takeback of several moves); None when none does."""
+    with every known space of ``obs`` (a takeback of several moves); None when none does.
+
+    Every space the moves taken back changed must be known in ``obs``: an unknown space
+    (glare, the lens edge) is no evidence that its chip was taken back."""
+    if _chip_on_free(referee, obs):
+        return None
     ref = clone(referee)
+    now = list(referee.board.cells)
     back = 0
     while ref.undo() is not None:
         back += 1
         if not differences(ref, obs):
+            if any(obs.states[i] is SpaceState.UNKNOWN
+                   for i, (a, b) in enumerate(zip(now, ref.board.cells)) if a != b):
+                return None
             return back
     return None

@@ -309,7 +309,8 @@ def copy_chances(game: Game, pl: int, unseen: Counter,
 
 def _sequence_masks(game: Game, team: int) -> list[int]:
     """The bit masks of ``team``'s sequences."""
-    return [sum(1 << c for c in q.spaces) for q in game.board.sequences if q.team == team]
+    free = game.board.free_mask
+    return [sum(1 << c for c in q.spaces) & ~free for q in game.board.sequences if q.team == team]
 
 
 #: Names of the features of one team's position (see :func:`team_features`).

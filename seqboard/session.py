@@ -268,7 +268,7 @@ class Session:
         todo = []
         for i, st in enumerate(obs.states):
             c = cells[i]
-            if st is SpaceState.UNKNOWN or c == FREE:
+            if st is SpaceState.UNKNOWN or (c == FREE and not st.is_chip):
                 continue
             name = r.layout.space_name(i)
             if c > 0 and st is SpaceState.EMPTY:

@@ -109,7 +109,16 @@ def load_calibration(path: str | Path) -> Calibration:
         ref = Reference.from_json(_need(d, "reference", dict, name), rows * cols)
     except (KeyError, ValueError, TypeError, IndexError, OverflowError) as exc:
         raise CalibrationError(f"{name}: key 'reference' is damaged ({exc})") from None
-    for k in ("patch", "centre", "band_patch", "skin", "radial"):
+    from .classify import _BAND_I
+    n = rows * cols
+    for k, shape in (("band_patch", (n, len(_BAND_I) * 3)), ("skin", (n,))):
+        got = np.shape(getattr(ref, k))
+        if got != shape:
+            raise CalibrationError(f"{name}: key 'reference.{k}' is damaged (shape {got}, "
+                                   f"expected {shape}); run `seqboard calibrate` again")
+    for k in ("patch", "centre", "band_patch", "skin", "radial", "paper"):
+        if getattr(ref, k, None) is None:
+            continue                      # "paper" is optional (files of older versions)
         if not np.isfinite(np.asarray(getattr(ref, k), np.float64)).all():
             raise CalibrationError(f"{name}: key 'reference.{k}' holds a number that is not finite")
     cam = d.get("camera", {})

@@ -20,6 +20,9 @@ Live sources (a camera) have ``t`` = seconds since they started and ``finished``
 
 from __future__ import annotations
 
+import os
+import stat
+import struct
 import time
 from pathlib import Path
 
@@ -108,21 +111,81 @@ class FolderSource(_Recorded):
         if not self.files:
             raise FrameSourceError(f"no images in {self.folder}")
         self.index = 0
+        #: frames that could not be used: (file name, why); their time passes all the same
+        self.skipped: list[tuple[str, str]] = []
         self._start_clock(fps, speed)
 
     def read(self) -> np.ndarray | None:
         while self.index < len(self.files):
             path = self.files[self.index]
             self.index += 1
-            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            img, why = load_frame(path)
             if img is not None:
                 self._tick()
                 return img
+            self.skipped.append((path.name, why))
+            self.frame_no += 1            # a frame of the film all the same: time moves on
         self.finished = True
         return None
 
     def close(self) -> None:
         pass
+
+
+#: A frame is refused beyond these (before it is decoded), or below the smallest side a
+#: board can be read in (the same limits as ``seqboard read``).
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+MAX_FRAME_PIXELS = 40_000_000
+MIN_FRAME_SIDE = 64
+
+
+def load_frame(path: Path) -> tuple[np.ndarray | None, str]:
+    """A frame from an image file, or (None, why): a pipe, device or link to nothing, a
+    file too big, a picture too large (checked in its header, before decoding) or too
+    small, or damaged data. Never blocks on a pipe, never decodes a picture bomb."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return None, f"cannot read it: {exc.strerror}"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "not a regular file (a device, pipe or folder)"
+    if st.st_size > MAX_FRAME_BYTES:
+        return None, f"{st.st_size} bytes; a frame is at most {MAX_FRAME_BYTES} bytes"
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FRAME_BYTES + 1)
+    except OSError as exc:
+        return None, f"cannot read it: {exc.strerror}"
+    size = _header_size(data)
+    if size is not None:
+        w, h = size
+        if w * h > MAX_FRAME_PIXELS:
+            return None, f"a {w} x {h} picture; at most {MAX_FRAME_PIXELS // 1_000_000} megapixels"
+    try:
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    except AttributeError:
+        pass
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        return None, "not a picture OpenCV can read (damaged or another format)"
+    if min(img.shape[:2]) < MIN_FRAME_SIDE:
+        return None, (f"a {img.shape[1]} x {img.shape[0]} picture; too small to show a board "
+                      f"(at least {MIN_FRAME_SIDE} pixels a side)")
+    return img, ""
+
+
+def _header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG or BMP from its header; None for other formats (JPEG, WebP,
+    TIFF headers are not read here: their decoders check their own sizes)."""
+    try:
+        if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+            return struct.unpack(">II", data[16:24])
+        if data[:2] == b"BM" and len(data) >= 26:
+            w, h = struct.unpack("<ii", data[18:26])
+            return abs(w), abs(h)
+    except struct.error:
+        return None
+    return None
 
 
 class Picamera2Source:

@@ -56,6 +56,13 @@ def _corners(text: str):
     problem = corners_problem(pts)
     if problem is not None:
         raise UserError(f"--corners: {problem}")
+    (ax, ay), (bx, by), (cx, cy) = pts[0], pts[1], pts[2]
+    if (bx - ax) * (cy - by) - (by - ay) * (cx - bx) < 0:
+        # round the other way: a mirror image of the board, which no camera sees; every
+        # space would be read as its mirror (a1 as a10)
+        raise UserError("--corners: the corners go round the board anticlockwise; give them "
+                        "clockwise as seen in the picture: top-left, top-right, bottom-right, "
+                        "bottom-left")
     return np.float32(v).reshape(4, 2)
 
 

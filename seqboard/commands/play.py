@@ -184,6 +184,12 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                     tick=0.0 if recorded else 0.02, closers=closers, until=until)
             if getattr(real_source, "finished", False):
                 print(_summary(session, real_source), flush=True)
+                if real_source.frames_read == 0:
+                    from ..errors import UserError
+                    skipped = getattr(getattr(real_source, "frames", None), "skipped", [])
+                    why = f" (the first, {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
+                    raise UserError(f"camera.device: no frame of {real_source.name} could be "
+                                    f"read{why}")
                 break
             if restart["to"] is None:
                 break
@@ -202,8 +208,14 @@ def _summary(session, source) -> str:
     warnings = kinds.count("violation")
     state = "the game is over" if session.ended else \
         "the game is unfinished (--resume goes on with the next file, --new starts afresh)"
-    name = getattr(getattr(source, "frames", None), "name", source.name)
-    return (f"end of {name}: {source.frames_read} frames; {moves} moves in the game "
+    frames = getattr(source, "frames", None)
+    name = getattr(frames, "name", source.name)
+    skipped = getattr(frames, "skipped", [])
+    unread = ""
+    if skipped:
+        first, why = skipped[0]
+        unread = f" ({len(skipped)} unreadable, skipped: the first, {first}: {why})"
+    return (f"end of {name}: {source.frames_read} frames{unread}; {moves} moves in the game "
             f"({session.caught_up} caught up), {warnings} warnings; {state}")
 
 

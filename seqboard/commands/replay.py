@@ -42,6 +42,10 @@ def load_record_text(path: str, max_bytes: int | None = None,
     max_line = MAX_LINE_CHARS if max_line is None else max_line
     mb = f"{max_bytes / 2**20:g} MB"
     try:
+        # a pipe or a socket would block the open (or the read) for ever: not a record
+        kind = os.stat(path).st_mode
+        if stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind):
+            raise UserError(f"{path}: is a pipe or a socket, not a game record file")
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
             if stat.S_ISDIR(st.st_mode):

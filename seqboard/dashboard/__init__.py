@@ -38,8 +38,10 @@ import math
 import re
 import secrets
 import socket
+import unicodedata
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,7 @@ import engine
 from engine.cards import picture_file
 
 from .guard import (
+    local_host,
     LOW_FDS,
     RESERVE_FDS,
     ConnectionGuard,
@@ -81,6 +84,7 @@ REQUEST_TIMEOUT = 10.0         # seconds for a whole request (headers and body) 
 KEEP_ALIVE = 5                 # seconds an idle kept-alive connection stays open
 HINT_WAIT = 60.0               # seconds a hint request waits for the main loop's answer
 MAX_RECORD_REPLAY = 32 * 1024 * 1024
+REPLAY_CACHE_BYTES = 16 * 1024 * 1024      # replays kept to answer again without working
 WS_RATE = 20.0                 # messages a second a page may send (bursts of 2 s)
 TOKENS = 256                   # browsers logged in at once (the oldest is forgotten)
 
@@ -111,10 +115,37 @@ def _kind(value) -> str:
     return "an object"
 
 
-def _same_origin(headers) -> bool:
-    """No Origin (not a browser), or the Origin is the page's own host."""
+def _same_origin(headers, any_host: bool = False) -> bool:
+    """No Origin (not a browser), or the Origin is the page's own host; and that host a
+    name only the local network resolves (:func:`guard.local_host`), unless ``any_host``
+    (the server listens on loopback only: a proxy in front answers for the names)."""
     origin = headers.get("origin")
-    return origin is None or origin.split("://", 1)[-1] == headers.get("host")
+    if origin is not None and origin.split("://", 1)[-1] != headers.get("host"):
+        return False
+    return any_host or local_host(headers.get("host"), _own_names())
+
+
+def pin_bytes(text: str) -> bytes:
+    """A PIN as compared: spaces around it dropped, Unicode in its compatibility form
+    (NFKC: a phone's full-width digits "１２３４" are 1234, an accent typed as a combining
+    mark is the accented letter); a lone surrogate from JSON kept apart, never an error."""
+    return unicodedata.normalize("NFKC", text.strip()).encode("utf-8", "surrogatepass")
+
+
+def _own_names() -> tuple[str, ...]:
+    """The machine's own host names (lower case), looked up once."""
+    global _OWN_NAMES
+    if _OWN_NAMES is None:
+        names = {socket.gethostname().lower()}
+        try:
+            names.add(socket.getfqdn().lower())
+        except OSError:
+            pass
+        _OWN_NAMES = tuple(n.rstrip(".") for n in names if n)
+    return _OWN_NAMES
+
+
+_OWN_NAMES: tuple[str, ...] | None = None
 
 
 def public_view(view: dict) -> dict:
@@ -137,6 +168,8 @@ class Dashboard:
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.host, self.port = host, port
+        #: listening on loopback only: a proxy in front answers for the names (TLS)
+        self.loopback_only = host in ("127.0.0.1", "::1", "localhost")
         self.source = source
         self.extra_actions = actions or {}
         self.calibrator = calibrator
@@ -148,6 +181,11 @@ class Dashboard:
         self._state = "{}"
         self._seq = 0
         self._tokens: dict[str, float] = {}           # cookie -> when it expires (monotonic)
+        #: replays answered, by (name, size, mtime): a replay costs a second of a Pi's CPU
+        #: and needs no PIN, so each record is replayed once, one at a time
+        self._replays: OrderedDict[tuple, bytes] = OrderedDict()
+        self._replay_lock: tuple | None = None         # (its event loop, the lock)
+        self.replays_worked_out = 0
         self.pins = PinGuard()
         self._hint_busy = False
         self._frame: tuple[float, bytes] | None = None
@@ -276,7 +314,11 @@ class Dashboard:
         async def read_json(request: Request) -> dict | JSONResponse:
             if request.headers.get("x-seqboard") != "1":
                 return error(403, "missing the X-Seqboard header (requests from the page only)")
-            if not _same_origin(request.headers):
+            if not _same_origin(request.headers, dash.loopback_only):
+                host = (request.headers.get("host") or "")[:80]
+                if request.headers.get("origin", "").split("://", 1)[-1] == host:
+                    return error(403, f"the page was opened as {host!r}, a name outside the "
+                                      "local network: open it by the Pi's address or NAME.local")
                 return error(403, "cross-site request refused")
             body = bytearray()
             try:
@@ -325,7 +367,7 @@ class Dashboard:
             bad = fields(data, {"pin": 64}, ("pin",))
             if bad is not None:
                 return bad
-            if not secrets.compare_digest(data["pin"].strip().encode(), dash.pin.encode()):
+            if not secrets.compare_digest(pin_bytes(data["pin"]), pin_bytes(dash.pin)):
                 locked = dash.pins.failed(who)
                 text = "wrong PIN" + (f": {who} must now wait {math.ceil(locked)} seconds"
                                       if locked else "")
@@ -482,10 +524,26 @@ class Dashboard:
             p = record_path(request.path_params["name"])
             if p is None:
                 return error(404, "no such record")
-            if p.stat().st_size > MAX_RECORD_REPLAY:
+            st = p.stat()
+            if st.st_size > MAX_RECORD_REPLAY:
                 return error(413, f"{p.name}: over {MAX_RECORD_REPLAY // 2**20} MiB, too large "
                                   "to replay in the page (download it)")
-            return JSONResponse(await asyncio.to_thread(_replay_json, p))
+            key = (p.name, st.st_size, st.st_mtime_ns)
+            loop = asyncio.get_running_loop()
+            if dash._replay_lock is None or dash._replay_lock[0] is not loop:
+                dash._replay_lock = (loop, asyncio.Lock())
+            async with dash._replay_lock[1]:        # one replay at a time, whoever asks
+                body = dash._replays.get(key)
+                if body is None:
+                    body = json.dumps(await asyncio.to_thread(_replay_json, p)).encode()
+                    dash.replays_worked_out += 1
+                    dash._replays[key] = body
+                    while sum(map(len, dash._replays.values())) > REPLAY_CACHE_BYTES \
+                            and len(dash._replays) > 1:
+                        dash._replays.popitem(last=False)
+                else:
+                    dash._replays.move_to_end(key)
+            return Response(body, media_type="application/json")
 
         async def camera(request: Request):
             src = dash.source
@@ -503,7 +561,7 @@ class Dashboard:
                             headers={"Cache-Control": "no-store"})
 
         async def ws(websocket: WebSocket):
-            if not _same_origin(websocket.headers):
+            if not _same_origin(websocket.headers, dash.loopback_only):
                 await websocket.close(code=1008)        # the handshake is refused: 403
                 return
             await websocket.accept()

@@ -53,6 +53,38 @@ def client_key(host: str | None) -> str:
     return str(ip)
 
 
+#: Name endings that only a local network resolves (mDNS, home routers): a public DNS name,
+#: which anyone can point at the Pi's address, is not among them.
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".localdomain",
+                  ".localhost", ".intranet", ".private", ".corp", ".fritz.box")
+
+
+def local_host(host_header: str | None, own_names: tuple[str, ...] = ()) -> bool:
+    """Whether a request's ``Host`` names the Pi as only the local network can: an IP
+    address, ``localhost``, a one-word name (``raspberrypi``), a name under a local-only
+    ending (``seqboard.local``) or one of ``own_names`` (the machine's own names). A public
+    name (``evil.example``) is refused: a page there could re-point its name at the Pi
+    (DNS rebinding) and would then pass the same-origin check as the page itself."""
+    if host_header is None:
+        return True                       # HTTP/1.0 with no Host: not a browser
+    h = host_header.strip().lower()
+    if h.startswith("["):                 # [v6]:port
+        h = h[1:h.find("]")] if "]" in h else h[1:]
+    elif h.count(":") == 1:
+        h = h.split(":", 1)[0]
+    h = h.rstrip(".")
+    try:
+        ipaddress.ip_address(h)
+        return True
+    except ValueError:
+        pass
+    if not h:
+        return False
+    if h == "localhost" or "." not in h or h.endswith(LOCAL_SUFFIXES):
+        return True
+    return h in own_names
+
+
 # --- open files ------------------------------------------------------------------------------
 def raise_open_files(want: int = 8192) -> tuple[int, int]:
     """Raise the soft open-files limit to ``want`` (within the hard limit); (soft, hard)."""

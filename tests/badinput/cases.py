@@ -365,6 +365,14 @@ def calibration_cases() -> list[Case]:
         ("ref-missing", lambda d: d["reference"].pop("patch") and None, "reference"),
         ("ref-string", _set("reference", "x"), "reference"),
         ("ref-ragged", _ref("radial", [[1], [1, 2]]), "reference"),
+        # review attack: valid JSON, the other references right, these two of no shape
+        ("ref-band-empty", _ref("band_patch", []), "reference.band_patch"),
+        ("ref-band-short", lambda d: d["reference"].__setitem__(
+            "band_patch", [row[:5] for row in d["reference"]["band_patch"]]), "reference.band_patch"),
+        ("ref-skin-empty", _ref("skin", []), "reference.skin"),
+        ("ref-paper-overflow", _ref("paper", [[1e308, 1, 1]] * 100), "reference.paper"),
+        ("ref-skin-rows", lambda d: d["reference"].__setitem__(
+            "skin", [[v] for v in d["reference"]["skin"]]), "reference.skin"),
         ("not-object", lambda d: [d], "{d}/cal.json"),
         ("nested-100000", lambda d: nested(100_000), "{d}/cal.json"),
         ("nested-obj-100000", lambda d: nested(100_000, '{"a":', "}").replace('{"a":}', "1"), "{d}/cal.json"),
@@ -604,7 +612,9 @@ def cli_cases() -> list[Case]:
          "--corners", ["nan,1,2,3,4,5,6,7", "inf,0,90,0,90,90,0,90", "5,5,5,5,5,5,5,5",
                        "0,0,30,0,60,0,90,0", "0,0,90,90,90,0,0,90", "1,2,3,4,5,6,7",
                        "a,b,c,d,e,f,g,h", "", "0,0,900,0,900,900,0,900",
-                       "-1e300,0,90,0,90,90,0,90"]),
+                       "-1e300,0,90,0,90,90,0,90",
+                       # review attack: a mirror image (anticlockwise) was saved, exit 0
+                       "90,5,5,5,5,90,90,90", "5,90,90,90,90,5,5,5"]),
         (["matrix", "emulate", "--seconds", "0.1"], "--tcp", ["99999", "-1", "x", "65536", "1e3"]),
         (["matrix", "emulate", "--seconds", "0.1"], "--baud", ["0", "1234", "-9600", "x"]),
         (["matrix", "emulate", "--seconds", "0.1"], "--size", ["0x0", "100x100", "axb", "10x", "-3x4"]),

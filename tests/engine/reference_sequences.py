@@ -57,7 +57,7 @@ class ReferenceBoard:
         return {w for w in self.windows if w <= mine}
 
     def may_share(self, a: frozenset[int], b: frozenset[int]) -> bool:
-        return len(a & b) <= self.max_shared
+        return len(a & b - self.free) <= self.max_shared
 
     def team_sequences(self, team: int) -> list[frozenset[int]]:
         return [s for t, s in self.sequences if t == team]

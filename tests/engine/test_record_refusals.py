@@ -332,3 +332,15 @@ def test_stacks_action_after_the_end_line(capsys, tmp_path):
 def test_stacks_action_out_of_turn(capsys, tmp_path):
     refused(capsys, tmp_path, [STACKS, _act(1, 1, kind="play", card="R1", pile=-1)], 2,
             "the record says player 2")
+
+
+def test_a_pipe_is_refused_at_once_not_waited_on(tmp_path):
+    """A FIFO named like a record would block the open for ever (nobody writes to it)."""
+    import os
+    fifo = tmp_path / "game.jsonl"
+    os.mkfifo(fifo)
+    out = subprocess.run([sys.executable, "-m", "seqboard", "replay", str(fifo)],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2, out.stderr
+    assert "is a pipe or a socket, not a game record file" in out.stderr
+    assert str(fifo) in out.stderr and "Traceback" not in out.stderr

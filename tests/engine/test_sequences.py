@@ -344,3 +344,18 @@ def test_a_sequence_prints_and_parses_itself():
         Sequence.parse("a1-c2", 0)
     with pytest.raises(RecordError):
         Sequence.from_json({"team": "blue", "spaces": ["a1"]})
+
+
+def test_a_free_corner_is_never_a_shared_space_even_when_no_sharing_is_allowed():
+    # review attack: with max_shared_spaces = 0, two sequences of one team through the
+    # same free corner share no chip (docs/rules.md: corners are in any number of sequences)
+    for shared in (0, 1, 2):
+        g = Game("classic", 2, options=Options(max_shared_spaces=shared), rng=random.Random(1))
+        for name in ("a2", "a3", "a4", "a5", "b1", "c1", "d1", "e1"):
+            g.board.place(g.layout.parse_space(name), 0)
+        assert [str(s) for s in g.board.sequences] == ["a1-a5", "a1-e1"], shared
+    # but a chip shared with max_shared_spaces = 0 still is refused
+    g = Game("classic", 2, options=Options(max_shared_spaces=0), rng=random.Random(1))
+    for name in ("c1", "c2", "c3", "c4", "c5", "d5", "e5", "f5", "g5"):
+        g.board.place(g.layout.parse_space(name), 0)
+    assert [str(s) for s in g.board.sequences] == ["c1-c5"]
