@@ -146,6 +146,7 @@ RULES = {
     "several_changes": "several chips changed at once",
     "game_over": "the game is already over",
     "not_proposed": "not the move the computer player chose",
+    "not_your_seat": "a chip this board may not place now (remote play: another board's turn, or no card for it)",
     "white_off_sequence": "a white chip off a completed sequence",
     "not_dead": "a card traded as dead that is not dead",
     "confirm_catch_up": "missed moves found: a person confirms them",

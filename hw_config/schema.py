@@ -90,6 +90,20 @@ def host(v: Any) -> str | None:
     return None if ok else "an IP address or host name"
 
 
+def broker_user(v: Any) -> str | None:
+    ok = len(v) <= 64 and v.isprintable() and not any(c.isspace() or c in "+#/" for c in v)
+    return None if ok else "up to 64 printable characters, no spaces, +, # or /"
+
+
+def broker_secret(v: Any) -> str | None:
+    return None if len(v) <= 256 and v.isprintable() else "up to 256 printable characters"
+
+
+def board_name(v: Any) -> str | None:
+    ok = len(v) <= 32 and all(c.isascii() and (c.isalnum() or c in "-_") for c in v)
+    return None if ok else "up to 32 letters, digits, - or _"
+
+
 SCHEMA: dict[str, dict[str, Key]] = {
     "game": {
         "edition": Key(str, "classic", "classic, travel or jewish", one_of("classic", "travel", "jewish")),
@@ -159,5 +173,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "voice": Key(bool, False, "speak verdicts, the Pi's moves and hints: on the Pi through espeak-ng (`sudo apt install espeak-ng`), in the page through the browser's speech"),
         "voice_name": Key(str, "en", "espeak-ng voice (`espeak-ng --voices` lists them; an mbrola voice such as mb-en1 if installed)", espeak_voice),
         "voice_speed": Key(int, 150, "words a minute", between(80, 400)),
+    },
+    "remote": {
+        "host": Key(str, "localhost", "MQTT broker for remote play and the club view (docs/remote.md)", host),
+        "port": Key(int, 1883, "broker port (8883 is usual with TLS)", between(1, 65535)),
+        "username": Key(str, "", "this board's user name on the broker; empty: none (anonymous)", broker_user),
+        "password": Key(str, "", "this board's broker password; empty: none", broker_secret),
+        "tls": Key(bool, False, "connect to the broker over TLS"),
+        "ca_file": Key(str, "", "CA certificate file that signed the broker's; empty: the system's CAs"),
+        "board": Key(str, "", "this board's name in remote games (letters, digits, - and _); empty: the user name, else the host name", board_name),
+        "seats": Key(list, [], "seats (1-based) this board holds in a remote game; empty: seat 1 when creating, the free seats when joining", seats, item=int),
+        "hand_pages_port": Key(int, 8081, "port of the players' own hand pages (a link per player, for their phone); 0: none", between(0, 65535)),
     },
 }

@@ -57,6 +57,10 @@ class Session:
         self.listeners: list[Listener] = []
         self.warning: Verdict | None = None
         self.proposal: tuple[Move, str] | None = None
+        self.proposer = "computer"          # who proposes: the Pi, or the other board (remote)
+        # Remote play: called with each legal-looking change when nothing is proposed; returns
+        # (refusal text or None, the card the mover holds for it or None). See seqboard/remote.
+        self.seat_policy: Callable[[Verdict], tuple[str | None, str | None]] | None = None
         self.log: list[dict] = []
         self.last_observation: Observation | None = None
         self.dead_shown = False
@@ -136,7 +140,8 @@ class Session:
             return v
         if v.kind == "violation":
             back = catchup.earlier_position(r, obs) if not r.over else None
-            if back is not None and back >= 2:
+            # (not in remote play: the moves taken back were sent to the other board)
+            if back is not None and back >= 2 and self.seat_policy is None:
                 return self._take_back(back, obs, at)
             series = self._series(obs)
             if len(series) == 1 and len(series[0].steps) < self.confirm_series_from:
@@ -170,10 +175,15 @@ class Session:
             self._emit(Event("verdict", v, v.message, spaces))
             return v
         card = None
+        proposed = False
+        if self.proposal is None and self.seat_policy is not None:
+            refusal, card = self.seat_policy(v)
+            if refusal:
+                return self._refuse(obs, v, group, refusal, v.spaces, "not_your_seat")
         if self.proposal is not None:
             pmove, _ = self.proposal
             if v.spaces == (pmove.space,) and (v.kind == "placement") == (pmove.action == "place"):
-                card = pmove.card
+                card, proposed = pmove.card, True
                 if self.game is not None:
                     rmove = r.moves[-1][1]
                     self.game.push(Move(pmove.action, pmove.card, pmove.space, rmove.five))
@@ -185,15 +195,15 @@ class Session:
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
                                               made=v.made)])
         text = v.message
-        if card is not None:
-            # the computer's card, named as its proposal named it ("plays JC on e5")
+        if proposed and card is not None:
+            # the proposed card, named as the proposal named it ("plays JC on e5")
             who, where = COLOUR_NAMES[r.colours[v.team]], r.layout.space_name(v.spaces[0])
             text = (text.replace(f"{who} places on {where}", f"{who} plays {card} on {where}", 1)
                     if v.kind == "placement" else
                     text.replace(f"{who} removes", f"{who} plays {card} and removes", 1))
         self._log_line(v.kind, text, spaces=list(v.spaces), team=v.team)
         self._emit(Event("verdict", v, text, v.spaces,
-                         {"computer_card": card} if card is not None else {}))
+                         {"computer_card": card} if proposed else {}))
         if r.over:
             self.finish()
         return v
@@ -203,8 +213,8 @@ class Session:
         """The legal series of missed moves that explain ``obs``, when catching up is
         possible here: not while the Pi's proposal waits, nor for a Pi seat's move, nor in
         a game the engine deals (its cards decide the moves)."""
-        if self.game is not None or self.proposal is not None:
-            return []
+        if self.game is not None or self.proposal is not None or self.seat_policy is not None:
+            return []               # remote play: each chip is checked against its seat
         found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
         return [s for s in found if all(st.verdict.player not in self.computers for st in s.steps)]
 
@@ -295,8 +305,8 @@ class Session:
         position edit. False when there is nothing to take."""
         obs = self.last_observation
         r = self.referee
-        if obs is None:
-            return False
+        if obs is None or self.seat_policy is not None:
+            return False            # remote play: the other board would not follow
         board = r.board
         changed = []
         for i, st in enumerate(obs.states):
@@ -340,13 +350,19 @@ class Session:
         """A legal-looking change that is not the computer's chosen move: take it back and
         warn until the board is put right (the chip lifted, or moved to the chosen space)."""
         r = self.referee
-        r.undo()
         where = r.layout.space_name(pmove.space) if pmove.space is not None else "?"
         did = "place a chip on" if pmove.action == "place" else "remove the chip from"
-        text = f"not the computer's move: it plays {pmove.card} to {did} {where}; put the board right"
+        text = f"not the {self.proposer}'s move: it plays {pmove.card} to {did} {where}; " \
+               f"put the board right"
         spaces = tuple(sorted(set(v.spaces) | ({pmove.space} if pmove.space is not None else set())))
+        return self._refuse(obs, v, group, text, spaces, "not_proposed")
+
+    def _refuse(self, obs: Observation, v: Verdict, group: list[dict], text: str,
+                spaces: tuple[int, ...], rule: str) -> Verdict:
+        """Take a legal-looking change back and warn until the board is put right."""
+        self.referee.undo()
         warn = Verdict("violation", spaces=spaces, team=v.team, player=v.player,
-                       rule="not_proposed", message=text)
+                       rule=rule, message=text)
         self._write_group(group + [{"type": "event", "event": "reject", "text": text}])
         self.warning = warn
         self._log_line("violation", text, spaces=list(spaces))
@@ -381,19 +397,22 @@ class Session:
         self._emit(Event("game_over", None, text))
 
     # --- what people tell it ------------------------------------------------------------------
-    def propose(self, move: Move, reason: str = "") -> None:
-        """A computer player's chosen move, shown until a person places (or lifts) the chip."""
+    def propose(self, move: Move, reason: str = "", by: str = "computer") -> None:
+        """A computer player's chosen move (or, ``by`` "other board", a remote player's),
+        shown until a person places (or lifts) the chip."""
         self.proposal = (move, reason)
+        self.proposer = by
         text = self.proposal_text(move, reason)
         self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
         self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
                          {"card": move.card, "action": move.action}))
 
     def proposal_text(self, move: Move, reason: str = "") -> str:
-        """The computer's move in words, with its reason when its level gives one."""
+        """The proposed move in words, with its reason when its level gives one."""
+        by = self.proposer
         r = self.referee
         where = r.layout.space_name(move.space) if move.space is not None else ""
-        text = f"{COLOUR_NAMES[r.colours[r.team]]} (computer) plays {move.card} " \
+        text = f"{COLOUR_NAMES[r.colours[r.team]]} ({by}) plays {move.card} " \
                f"{'on' if move.action == 'place' else 'removing'} {where}"
         return f"{text}: {reason}" if reason.strip() else text
 
@@ -407,7 +426,7 @@ class Session:
         self._write(move_entry(len(r.moves), r.current, move, r.layout.cols, via="engine"))
         text = f"{COLOUR_NAMES[r.colours[r.team]]} trades the dead card {card or '(unnamed)'}"
         self._log_line("dead_card", text)
-        self._emit(Event("dead_card", None, text))
+        self._emit(Event("dead_card", None, text, data={"card": card, "player": r.current}))
 
     def parse_hand(self, words: list[str]) -> list[str]:
         """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),

@@ -18,6 +18,8 @@ PLAY_EPILOG = """examples:
   seqboard play                       the Pi plays the seats in game.computer_seats
   seqboard play --computer 2          the Pi plays seat 2 against seat 1
   seqboard play --computer 2 --level greedy --mock-gpio   try it without wiring
+  seqboard play --remote create       a game with a board elsewhere: prints a join code
+  seqboard play --remote K7QF-3MZD-9TXA-2BCD --seat 2    join it at the other board
 
 The board is read from the source in the configuration ([sensing] source = "camera" needs
 `seqboard calibrate` first; "matrix" needs the sensor board on [matrix] port).
@@ -47,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", help="the Pi's level (default game.computer_level)")
     p.add_argument("--seed", type=SEED, help="seed of the Pi's virtual cards (default random)")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
+    p.add_argument("--remote", metavar="create|CODE",
+                   help="play with a board elsewhere over the MQTT broker in [remote]: "
+                        "`create` a game, or join one with its code (docs/remote.md)")
+    p.add_argument("--seat", type=number(1, 12, int), action="append", metavar="SEAT",
+                   help="with --remote: a seat (1-based) this board holds; repeatable "
+                        "(default remote.seats)")
     p.set_defaults(func=run_play)
     r = sub.add_parser("referee", help="watch a game of people and judge every change",
                        description="Referee a game of people at the real board: every change "
@@ -62,6 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_play(args: argparse.Namespace) -> int:
+    if args.remote:
+        from ..remote.cli import run_remote
+        return run_remote(args)
     return _run(args, "play")
 
 

@@ -9,6 +9,7 @@ EPILOG = """examples:
   seqboard read photo.jpg                        find the board on its own and print it
   seqboard read photo.jpg --calibration cal.json use the calibrated corners and references
   seqboard read photo.jpg --json                 the same with a confidence per space
+  seqboard read table.jpg --cards                the playing cards lying in view, with places
 
 The board prints as a grid: . empty, B blue, G green, R red, W a flipped (white) chip,
 ? unknown (covered by a hand, or glare).
@@ -25,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the board's edition (default classic)")
     p.add_argument("--markers", action="store_true", help="find the board by ArUco markers 0-3")
     p.add_argument("--json", action="store_true", help="print JSON with confidences")
+    p.add_argument("--cards", action="store_true",
+                   help="print the playing cards lying in view (not the board), see docs/cards.md")
     p.set_defaults(func=run)
 
 
@@ -37,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import UserError
 
+    if args.cards:
+        from ..inputs import load_image
+        from ._read_cards import print_cards
+        return print_cards(load_image(args.image), args.image, args.json)
     layout = builtin_layout(args.edition)
     cal = None
     if args.calibration:

@@ -33,7 +33,7 @@ def speakable(text: str) -> str:
     """Words a listener follows: card codes as names (``JC`` -> ``jack of clubs``), no
     "(computer)" aside, no punctuation read aloud."""
     text = CARD.sub(lambda m: f"{RANKS[m.group(1)]} of {SUITS[m.group(2)]}", text)
-    text = text.replace("(computer) ", "").replace(";", ",")
+    text = re.sub(r"\((computer|other board)\) ", "", text).replace(";", ",")
     return re.sub(r"[()]", "", text)
 
 

@@ -1,0 +1,132 @@
+"""Reading the card laid on a discard pile (issue 24): the card world and the reader."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import ONE_EYED_JACKS, TWO_EYED_JACKS
+from seqboard.cli import main
+from vision.cards import reader, train
+from vision.cards.scene import render_pile
+from vision.cards.styles import (CODES, FAMILIES, HELD_OUT, ONE_EYED, TUNED, card_image,
+                                 card_style, random_style)
+
+
+def _straight(code, st, table=(40, 60, 30)):
+    im = card_image(code, st, 240)
+    a = im[..., 3:] / 255
+    bgr = (im[..., :3] * a + np.float32(table) * (1 - a)).astype(np.uint8)
+    return cv2.resize(bgr, (reader.W, reader.H), interpolation=cv2.INTER_AREA)
+
+
+def test_held_out_card_styles_are_never_tuned_on():
+    rng = np.random.default_rng(0)
+    assert HELD_OUT and set(HELD_OUT).isdisjoint(TUNED)
+    assert {random_style(rng, "tuned").family for _ in range(40)} <= set(TUNED)
+    assert {random_style(rng, "heldout").family for _ in range(40)} == set(HELD_OUT)
+    assert "shipped" in TUNED and set(FAMILIES) == set(TUNED) | set(HELD_OUT)
+
+
+def test_jacks_show_one_eye_or_two_by_suit_as_the_rules_say():
+    assert set(ONE_EYED) == set(ONE_EYED_JACKS) and not set(ONE_EYED) & set(TWO_EYED_JACKS)
+    st = card_style("classic", 3)
+    one, two = card_image("JS", st), card_image("JD", st)
+    # the jack's face: count the dark eye dots in the upper picture
+    def eyes(img):
+        face = img[int(0.1 * img.shape[0]):int(0.3 * img.shape[0]), :, :3]
+        dark = (face.max(axis=2) < 40).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+        return sum(1 for i in range(1, n) if 2 <= stats[i][4] <= 60)
+    assert eyes(one) == 1 and eyes(two) == 2
+
+
+@pytest.mark.parametrize("family", ["classic", "jumbo"])
+def test_every_card_of_a_deck_read_straight_and_never_wrong(family):
+    st = card_style(family, 5)
+    got = [reader.read_straight(_straight(c, st)).code for c in CODES]
+    wrong = [(c, g) for c, g in zip(CODES, got) if g is not None and g != c]
+    assert not wrong
+    assert sum(g == c for c, g in zip(CODES, got)) >= 50
+
+
+@pytest.mark.parametrize("family,code,seed", [("classic", "5H", 0), ("jumbo", "JS", 1),
+                                              ("casino", "7D", 2)])
+def test_new_card_laid_partly_on_the_pile_is_found_and_read(family, code, seed):
+    s = render_pile(np.random.default_rng(seed), "tuned", code=code,
+                    style=card_style(family, seed), hand="none")
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == code
+    assert np.linalg.norm(r.quad.mean(axis=0) - s.quad.mean(axis=0)) < 0.08 * s.card_px
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_hand_still_near_the_pile_does_not_stop_the_reading(seed):
+    s = render_pile(np.random.default_rng(seed), "tuned", code="KD",
+                    style=card_style("modern", seed), hand="sleeve", hand_over=False)
+    assert s.hand_in_view
+    assert reader.read_pile(s.after, s.before, s.card_px).code == "KD"
+
+
+def test_a_card_whose_corners_a_hand_covers_is_unknown_not_a_guess():
+    s = render_pile(np.random.default_rng(0), "tuned", code="5H",
+                    style=card_style("classic", 0), hand="none")
+    after = s.after.copy()
+    q = s.quad
+    for corner in (q[0], q[2]):          # fingers over both index corners
+        c = corner + (q.mean(axis=0) - corner) * 0.25
+        cv2.circle(after, (int(c[0]), int(c[1])), int(0.22 * s.card_px), (110, 140, 195), -1)
+    r = reader.read_pile(after, s.before, s.card_px)
+    assert r.code is None and r.reason
+
+
+def test_no_new_card_without_a_change():
+    s = render_pile(np.random.default_rng(1), "tuned", hand="none")
+    r = reader.read_pile(s.before, s.before, s.card_px)
+    assert r.code is None and "no new card" in r.reason
+
+
+def test_reader_never_wrong_on_a_few_held_out_piles_with_hands():
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        s = render_pile(rng, "heldout")
+        r = reader.read_pile(s.after, s.before, s.card_px)
+        assert r.code in (None, s.code), (s.code, r.code, s.families)
+
+
+def test_prototypes_rebuild_from_tuned_families_only(tmp_path, monkeypatch):
+    seen = []
+    real = train.card_style
+    monkeypatch.setattr(train, "STYLES_PER_FAMILY", 1)
+    one_per_rank = [r + "SHDC"[k % 4] for k, r in enumerate("23456789TJQKA")]
+    monkeypatch.setattr(train, "CODES", one_per_rank)      # a small run, the same code path
+    monkeypatch.setattr(train, "card_style", lambda f, s: seen.append(f) or real(f, s))
+    out = tmp_path / "p.npz"
+    assert train.main(["--out", str(out)]) == 0
+    z = np.load(out)
+    assert set(seen) == set(TUNED) and set(z["rank_l"]) == set("23456789TJQKA")
+
+
+def test_read_cards_command_prints_the_cards_with_places(tmp_path, capsys):
+    table = np.full((300, 400, 3), (30, 45, 25), np.uint8)
+    im = card_image("9C", card_style("classic", 2), 150)
+    a = im[..., 3:] / 255
+    y, x = 60, 150
+    h, w = im.shape[:2]
+    table[y:y + h, x:x + w] = (im[..., :3] * a + table[y:y + h, x:x + w] * (1 - a)).astype(np.uint8)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), table)
+    assert main(["read", str(path), "--cards"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("9C")
+    px, py = (int(v) for v in re.search(r"x=(\d+) y=(\d+)", out).groups())
+    assert abs(px - (x + w / 2)) <= 3 and abs(py - (y + h / 2)) <= 3
+    assert main(["read", str(path), "--cards", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [c["card"] for c in d["cards"]] == ["9C"]
+    assert main(["read", str(tmp_path / "none.png"), "--cards"]) != 0
+    assert "none.png" in capsys.readouterr().err

@@ -1,0 +1,466 @@
+"""Read the new top card of a discard pile: find it, straighten it, read its index corners
+and count its pips.
+
+A classic reader, normalised by the card's own paper: the straightened card is divided by
+its paper colour, so ink is what is darker than the paper in any light and red ink is what
+is redder than it. Each index corner gives a rank glyph and a suit sign (connected ink
+components, in any place of the corner); each is matched against prototypes made from the
+TUNED card families only (:func:`prototypes`, cached in ``prototypes.npz``, rebuilt by
+``python -m vision.cards.train``). A card is named only when its two corners agree, or one
+corner agrees with the pips counted in its middle (a number card or an ace); otherwise it
+is ``unknown`` with the reason. Thresholds were chosen on tuned families (docs/cards.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+W, H = 150, 210                   # the straightened card
+CORNER = (0.3, 0.38)             # the index corner, as parts of the width and height
+RANK_SIZE = (14, 18)
+SUIT_SIZE = (20, 20)
+# Chosen on tuned families (benchmarks/cards.py --tune): see docs/cards.md.
+MIN_RANK_SCORE = 0.85
+MIN_RANK_MARGIN = 0.06
+MIN_SUIT_SCORE = 0.90
+MIN_SUIT_MARGIN = 0.03
+ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
+PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
+
+
+@dataclass
+class CornerReading:
+    rank: str | None
+    suit: str | None
+    rank_score: float = 0.0
+    rank_margin: float = 0.0
+    suit_score: float = 0.0
+    suit_margin: float = 0.0
+
+    @property
+    def code(self) -> str | None:
+        return self.rank + self.suit if self.rank and self.suit else None
+
+    def sure(self) -> bool:
+        return bool(self.code) and self.rank_score >= MIN_RANK_SCORE and \
+            self.rank_margin >= MIN_RANK_MARGIN and self.suit_score >= MIN_SUIT_SCORE and \
+            self.suit_margin >= MIN_SUIT_MARGIN
+
+
+@dataclass
+class CardReading:
+    code: str | None                      # "5H", or None: unknown
+    quad: np.ndarray | None = None        # the card's corners in the picture
+    reason: str = ""
+    corners: list = field(default_factory=list)
+    pips: int | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.code is not None
+
+
+# ---------------------------------------------------------------- features ----------------
+
+def _feature(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    f = cv2.resize(mask.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+    f = cv2.GaussianBlur(f, (3, 3), 0.6).ravel()
+    f = f - f.mean()
+    n = np.linalg.norm(f)
+    return f / n if n > 1e-6 else f
+
+
+def _normalised(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(darkness 0..1 over the paper, redness) of a straightened card."""
+    f = card.astype(np.float32) + 1
+    paper = np.percentile(f.reshape(-1, 3), 80, axis=0)
+    n = np.clip(f / paper, 0, 1.2)
+    dark = 1 - n.min(axis=2)
+    red = n[..., 2] - (n[..., 0] + n[..., 1]) / 2
+    return dark, red
+
+
+def corner_parts(card: np.ndarray):
+    """The rank glyph mask, the suit sign mask and the suit's redness in the top-left corner
+    of a straightened card, or None."""
+    dark, red = _normalised(card)
+    cw, ch = int(W * CORNER[0]), int(H * CORNER[1])
+    d = dark[:ch, :cw]
+    if d.max() < 0.25:
+        return None
+    t = max(0.2, 0.45 * float(np.percentile(d, 99.5)))
+    ink = (d > t).astype(np.uint8)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
+    # border lines and frames: long straight runs, never a stroke of the index
+    hl = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, int(0.6 * cw)), np.uint8))
+    vl = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((int(0.5 * ch), 1), np.uint8))
+    lines = cv2.dilate(hl | vl, np.ones((3, 3), np.uint8))
+    ink[lines > 0] = 0
+    n, lab, stats, cent = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    comps = []
+    for i in range(1, n):
+        x, y, w, h, a = stats[i]
+        if a < 5 or h < 3:
+            continue
+        if w > 0.85 * cw or h > 0.8 * ch:            # a border line or a frame
+            continue
+        if x + w >= cw - 1 or y + h >= ch - 1:       # runs out of the corner: the middle's art
+            continue
+        if x == 0 or y == 0:                         # the card's edge
+            continue
+        comps.append((y, x, w, h, a, i))
+    if len(comps) < 2:
+        return None
+    big = max(c[4] for c in comps)
+    comps = sorted(c for c in comps if c[4] >= 0.12 * big)      # no specks
+    if len(comps) < 2:
+        return None
+    # the rank: the top-most component and those beside it (the 1 and 0 of 10)
+    y0, x0, w0, h0 = comps[0][:4]
+    rank = [c for c in comps if c[0] < y0 + 0.5 * h0 and c[0] + c[3] > y0 + 0.5 * h0]
+    rb = max(c[0] + c[3] for c in rank)
+    rh = rb - min(c[0] for c in rank)
+    rx0 = min(c[1] for c in rank)
+    rx1 = max(c[1] + c[2] for c in rank)
+    # the suit: what lies just below it, roughly under it (its parts together)
+    below = [c for c in comps if c not in rank and c[0] >= rb - 0.2 * rh
+             and c[0] <= rb + 1.0 * rh and c[1] < rx1 + 0.4 * rh and c[1] + c[2] > rx0 - 0.4 * rh]
+    if not below:
+        return None
+    rm = np.isin(lab, [c[5] for c in rank])
+    ys, xs = np.nonzero(rm)
+    rmask = rm[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    sm = np.isin(lab, [c[5] for c in below])
+    ys, xs = np.nonzero(sm)
+    smask = sm[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    redness = float(np.median(red[:ch, :cw][sm]))
+    return rmask, smask, redness, rmask.shape[1] / max(rmask.shape[0], 1)
+
+
+def rank_feature(rmask, aspect):
+    f = np.append(_feature(rmask, RANK_SIZE), 0.5 * min(aspect, 2.0))
+    return f / np.linalg.norm(f)
+
+
+def suit_feature(smask):
+    aspect = smask.shape[1] / max(smask.shape[0], 1)
+    f = np.append(_feature(smask, SUIT_SIZE), 0.5 * min(aspect, 2.0))
+    return f / np.linalg.norm(f)
+
+
+# ---------------------------------------------------------------- prototypes --------------
+
+@functools.lru_cache(maxsize=1)
+def prototypes() -> dict:
+    if os.path.exists(PROTO_FILE):
+        z = np.load(PROTO_FILE)
+        return {k: z[k] for k in z.files}
+    from .train import build_prototypes
+    return build_prototypes()
+
+
+def _classify(feat, protos, labels):
+    sims = protos @ feat
+    best = {}
+    for s, lab in zip(sims, labels):
+        if s > best.get(lab, -2):
+            best[lab] = float(s)
+    order = sorted(best.items(), key=lambda kv: -kv[1])
+    top = order[0]
+    second = order[1][1] if len(order) > 1 else -1.0
+    return top[0], top[1], top[1] - second
+
+
+def read_corner(card: np.ndarray) -> CornerReading:
+    parts = corner_parts(card)
+    if parts is None:
+        return CornerReading(None, None)
+    rmask, smask, redness, aspect = parts
+    P = prototypes()
+    rank, rs, rmarg = _classify(rank_feature(rmask, aspect), P["rank_f"], P["rank_l"])
+    is_red = redness > 0.12
+    sf = suit_feature(smask)
+    pool = P["suit_l"]
+    keep = np.isin(pool, ["H", "D"] if is_red else ["S", "C"])
+    suit, ss, smarg = _classify(sf, P["suit_f"][keep], pool[keep])
+    return CornerReading(str(rank), str(suit), rs, rmarg, ss, smarg)
+
+
+def count_pips(card: np.ndarray) -> int | None:
+    """Pip-like ink blobs in the card's middle (None if it looks like a picture)."""
+    dark, _ = _normalised(card)
+    x0, x1, y0, y1 = int(0.22 * W), int(0.78 * W), int(0.09 * H), int(0.91 * H)
+    d = dark[y0:y1, x0:x1]
+    ink = (d > max(0.22, 0.5 * float(d.max()))).astype(np.uint8)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))   # frames, specks
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    areas = [stats[i][4] for i in range(1, n) if stats[i][4] >= 12
+             and stats[i][2] < 0.9 * (x1 - x0) and stats[i][3] < 0.8 * (y1 - y0)
+             and stats[i][2] > 3 and stats[i][3] > 3]
+    if not areas:
+        return None
+    big = max(areas)
+    pips = [a for a in areas if a >= 0.45 * big]
+    small = [a for a in areas if 0.12 * big <= a < 0.45 * big]
+    if len(small) > len(pips) + 2:                  # a picture, not pips
+        return None
+    return len(pips)
+
+
+PIP_COUNT = {**{str(n): n for n in range(2, 10)}, "T": 10, "A": 1}
+
+
+def straighten(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    q = np.float32(quad)
+    e01 = np.linalg.norm(q[1] - q[0])
+    e12 = np.linalg.norm(q[2] - q[1])
+    if e01 > e12:                      # make the first edge a short one
+        q = np.roll(q, -1, axis=0)
+    dst = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
+    return cv2.warpPerspective(img, cv2.getPerspectiveTransform(q, dst), (W, H),
+                               flags=cv2.INTER_AREA)
+
+
+def read_straight(card: np.ndarray) -> CardReading:
+    """Read a straightened card (``W`` x ``H``)."""
+    a = read_corner(card)
+    b = read_corner(np.ascontiguousarray(card[::-1, ::-1]))
+    pips = count_pips(card)
+    sure = [c for c in (a, b) if c.sure()]
+    out = CardReading(None, corners=[a.code, b.code], pips=pips)
+    if len(sure) == 2:
+        if a.code != b.code:
+            out.reason = f"the two corners disagree ({a.code}, {b.code})"
+            return out
+        code = a.code
+        want = PIP_COUNT.get(code[0])
+        if want is not None and pips is not None and pips != want:
+            out.reason = f"{code} in the corners but {pips} pips in the middle"
+            return out
+        out.code = code
+        return out
+    if len(sure) == 1:
+        code = sure[0].code
+        other = b if sure[0] is a else a
+        if other.code and other.code != code:
+            out.reason = f"the two corners disagree ({a.code}, {b.code})"
+            return out
+        if PIP_COUNT.get(code[0]) is not None and pips == PIP_COUNT[code[0]]:
+            out.code = code
+            return out
+        out.reason = f"one corner reads {code}, nothing confirms it"
+        return out
+    out.reason = "no corner read surely"
+    return out
+
+
+# ---------------------------------------------------------------- finding -----------------
+
+def _paper_parts(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bright, flat areas cut along edges: each card's paper a part of its own."""
+    g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    t, _ = cv2.threshold(g, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = (g > t) & (hsv[..., 1] < 150)
+    edges = cv2.Canny(cv2.GaussianBlur(g, (3, 3), 0), 20, 60)
+    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+    mask = (bright & (edges == 0)).astype(np.uint8)
+    n, lab = cv2.connectedComponents(mask, connectivity=4)
+    return n, lab
+
+
+def _card_quad(region: np.ndarray, card_px: float | None):
+    cs, _ = cv2.findContours(region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return None
+    c = max(cs, key=cv2.contourArea)
+    hull = cv2.convexHull(c)
+    (cx, cy), (w, h), ang = cv2.minAreaRect(hull)
+    lo, hi = min(w, h), max(w, h)
+    if lo < 8 or not 1.2 < hi / lo < 1.65:
+        return None
+    if card_px is not None and not 0.8 < hi / card_px < 1.2:
+        return None
+    if cv2.contourArea(hull) < 0.85 * w * h:
+        return None
+    return cv2.boxPoints(((cx, cy), (w + 2, h + 2), ang))
+
+
+def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
+    """The card-sized rectangle that best lies on the picture's edges and holds the changed
+    paper ``cm``: a search round the changed paper's own rectangle."""
+    cs, _ = cv2.findContours(cm.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return None
+    c = max(cs, key=cv2.contourArea)
+    rect = cv2.minAreaRect(cv2.convexHull(c))
+    (cx, cy), (w0, h0) = rect[0], rect[1]
+    bp = cv2.boxPoints(rect)
+    ang0 = float(np.degrees(np.arctan2(bp[1, 1] - bp[0, 1], bp[1, 0] - bp[0, 0])))
+    L = card_px or max(w0, h0)
+    if cv2.contourArea(c) < 0.05 * L * L / 1.4:
+        return None
+    g = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    Hh, Ww = mag.shape
+    ys, xs = np.nonzero(cm)
+    k = np.linspace(0, len(xs) - 1, min(len(xs), 400)).astype(int)
+    pts = np.stack([xs[k], ys[k]], 1).astype(np.float32)
+    t = np.linspace(0, 1, 40, endpoint=False)
+
+    def shape(aspect):
+        """Points along the border of the card and its corners (width L/aspect, height L)."""
+        hw, hh = 0.5 / aspect, 0.5
+        border = np.concatenate([np.stack([-hw + 2 * hw * t, -hh + 0 * t], 1),
+                                 np.stack([hw + 0 * t, -hh + 2 * hh * t], 1),
+                                 np.stack([hw - 2 * hw * t, hh + 0 * t], 1),
+                                 np.stack([-hw + 0 * t, hh - 2 * hh * t], 1)]) * L
+        return border, hw, hh, np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) * L
+
+    def search(centre, angles, steps, mag, aspect):
+        border, hw, hh, _ = shape(aspect)
+        best_s, best = -1.0, None
+        off = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)       # (k, 2)
+        for a_deg in angles:
+            a = np.deg2rad(a_deg)
+            R = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            rb = border @ R.T + centre                                      # (b, 2)
+            bx = np.clip((rb[None, :, 0] + off[:, None, 0]).astype(int), 0, Ww - 1)
+            by = np.clip((rb[None, :, 1] + off[:, None, 1]).astype(int), 0, Hh - 1)
+            edge = np.median(mag[by, bx], axis=1)                           # (k,)
+            lp = (pts[None] - centre - off[:, None]) @ R                    # (k, p, 2)
+            inside = np.mean((np.abs(lp[..., 0]) < hw * L * 1.04)
+                             & (np.abs(lp[..., 1]) < hh * L * 1.04), axis=1)
+            sc = edge * inside ** 3
+            j = int(np.argmax(sc))
+            if sc[j] > best_s:
+                best_s, best = float(sc[j]), (centre + off[j], a_deg)
+        return best, best_s
+
+    c0 = np.float32([cx, cy])
+    soft = cv2.GaussianBlur(mag, (0, 0), max(1.5, 0.04 * L))
+    mid = cv2.GaussianBlur(mag, (0, 0), max(1.0, 0.015 * L))
+    (c, a), _ = search(c0, np.arange(0, 180, 5), np.linspace(-0.18, 0.18, 7) * L, soft, 1.45)
+    (c, a), _ = search(np.float32(c), np.arange(a - 4, a + 4.1, 2),
+                       np.linspace(-0.06, 0.06, 7) * L, mid, 1.45)
+    best, best_s = None, -1.0
+    for aspect in ASPECTS:             # the card's own shape: 63 x 88 mm, or narrower
+        (c2, a2), sc = search(np.float32(c), np.arange(a - 1.5, a + 1.6, 0.75),
+                              np.linspace(-0.025, 0.025, 5) * L, mag, aspect)
+        if sc > best_s:
+            r = np.deg2rad(a2)
+            R = np.float32([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+            best_s, best = sc, (np.float32(c2), R, shape(aspect)[3])
+    c, R, corners = best
+    return np.float32(corners @ R.T + c)
+
+
+def find_new_card(after: np.ndarray, before: np.ndarray | None = None,
+                  card_px: float | None = None) -> np.ndarray | None:
+    """The corners of the new top card in ``after``: with ``before``, fitted on the paper
+    that changed; without it, the most card-like part of the paper."""
+    if before is None:
+        found = find_cards(after, read=False)
+        return found[0].quad if found else None
+    quads = _new_card_quads(after, before, card_px)
+    return max(quads, key=lambda q: _edge_score(after, q)) if quads else None
+
+
+def _new_card_quads(after, before, card_px):
+    diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0), cv2.GaussianBlur(before, (5, 5), 0))
+    changed = diff.max(axis=2) > 25
+    if changed.sum() < 50:
+        return []
+    g = cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)
+    top = float(np.percentile(g[changed], 95))
+    bright = g > 0.6 * top
+    k = max(3, int((card_px or 60) * 0.06)) | 1
+    cm = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    cm = cv2.morphologyEx(cm, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(cm)
+    if n <= 1:
+        return []
+    # the new card: the changed part with the most paper in it (a hand has little); the
+    # search holds that part, or only its paper (an arm touching the card is not paper)
+    paper = np.bincount(lab[bright], minlength=n)
+    i = 1 + int(np.argmax(paper[1:]))
+    return new_card_candidates(after, lab == i, bright, card_px)
+
+
+def new_card_candidates(after, part, bright, card_px):
+    """Rectangles for the new card: fitted on the changed part, and on its paper only."""
+    return [q for q in (_fit_rect(after, part, card_px), _fit_rect(after, part & bright, card_px))
+            if q is not None]
+
+
+def read_pile(after: np.ndarray, before: np.ndarray | None = None,
+              card_px: float | None = None) -> CardReading:
+    """Find and read the new top card of a pile picture. With ``before``, each rectangle the
+    finder proposes is read; a card is named only if the ones read surely agree."""
+    if before is None:
+        quad = find_new_card(after, None, card_px)
+        if quad is None:
+            return CardReading(None, reason="no new card found")
+        out = read_straight(straighten(after, quad))
+        out.quad = quad
+        return out
+    quads = _new_card_quads(after, before, card_px)
+    if not quads:
+        return CardReading(None, reason="no new card found")
+    reads = []
+    for q in quads:
+        r = read_straight(straighten(after, q))
+        r.quad = q
+        reads.append(r)
+    known = [r for r in reads if r.code]
+    if not known:
+        return max(reads, key=lambda r: _edge_score(after, r.quad))
+    if len({r.code for r in known}) > 1:
+        return CardReading(None, quad=known[0].quad,
+                           reason="the card's outline is doubtful: it reads "
+                                  + " or ".join(sorted({r.code for r in known})))
+    return known[0]
+
+
+def _edge_score(img: np.ndarray, quad: np.ndarray) -> float:
+    g = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    pts = np.concatenate([quad[k] + (quad[(k + 1) % 4] - quad[k]) * np.linspace(0, 1, 40)[:, None]
+                          for k in range(4)])
+    x = np.clip(pts[:, 0].astype(int), 0, g.shape[1] - 1)
+    y = np.clip(pts[:, 1].astype(int), 0, g.shape[0] - 1)
+    return float(np.median(mag[y, x]))
+
+
+def find_cards(img: np.ndarray, read: bool = True) -> list[CardReading]:
+    """Every card-shaped paper part in a picture, read (``seqboard read --cards``)."""
+    n, lab = _paper_parts(img)
+    counts = np.bincount(lab.ravel(), minlength=n)
+    out = []
+    for i in range(1, n):
+        if counts[i] < 300:
+            continue
+        closed = cv2.morphologyEx((lab == i).astype(np.uint8), cv2.MORPH_CLOSE,
+                                  np.ones((5, 5), np.uint8))
+        quad = _card_quad(closed, None)
+        if quad is None:
+            continue
+        side = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+        filled = np.zeros_like(closed)
+        cv2.fillPoly(filled, [np.int32(quad)], 1)
+        # the paper part stops short of the card's edge: fit a few sizes, keep the one that
+        # lies best on the edges
+        fits = [_fit_rect(img, filled & closed, float(side) * f) for f in (1.0, 1.04, 1.08, 1.12)]
+        fits = [q for q in fits if q is not None]
+        if not fits:
+            continue
+        quad = max(fits, key=lambda q: _edge_score(img, q))
+        r = read_straight(straighten(img, quad)) if read else CardReading(None)
+        r.quad = quad
+        out.append(r)
+    return out
