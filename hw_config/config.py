@@ -8,6 +8,7 @@ key and what it expected. A missing file is the defaults (a user who changes not
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,3 +266,41 @@ def default_text() -> str:
             out.append(f"{k} = {_toml_value(key.default)}")
         out.append("")
     return "\n".join(out)
+
+
+def set_key(path: str | None, section: str, key: str, value: Any) -> Path:
+    """Write one key into the configuration file (created, readable by its owner only, when
+    missing), keeping every other line and comment; the file's path. OSError when it
+    cannot be written. The value is checked against the schema first (ValueError)."""
+    spec = SCHEMA[section][key]
+    checked, problem = _check_value(f"{section}.{key}", spec, value)
+    if problem:
+        raise ValueError(problem)
+    p = Path(path or DEFAULT_PATH).expanduser()
+    line = f"{key} = {_toml_value(checked)}"
+    if p.exists():
+        lines = p.read_text("utf-8").split("\n")
+    else:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        lines = []
+    cur, at, done = None, None, False
+    for i, ln in enumerate(lines):
+        t = ln.strip()
+        if t.startswith("[") and t.endswith("]"):
+            cur = t[1:-1].strip()
+            if cur == section:
+                at = i
+        elif cur == section and (t.startswith(key + " ") or t.startswith(key + "=")):
+            lines[i] = line
+            done = True
+            break
+    if not done:
+        if at is None:
+            lines += ["", f"[{section}]", line, ""]
+        else:
+            lines.insert(at + 1, line)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text("\n".join(lines), "utf-8")
+    os.chmod(tmp, p.stat().st_mode & 0o777 if p.exists() else 0o600)
+    os.replace(tmp, p)
+    return p

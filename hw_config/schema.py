@@ -80,6 +80,11 @@ def pin(v: Any) -> str | None:
                             f"with no spaces")
 
 
+def espeak_voice(v: Any) -> str | None:
+    ok = 0 < len(v) <= 40 and all(c.isalnum() or c in "-_+/" for c in v)
+    return None if ok else "an espeak-ng voice name such as en, en-gb, cs, mb-en1"
+
+
 def host(v: Any) -> str | None:
     ok = 0 < len(v) <= 253 and all(c.isalnum() or c in ".:-_[]%" for c in v)
     return None if ok else "an IP address or host name"
@@ -162,7 +167,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "enabled": Key(bool, True, "serve the live dashboard on the LAN"),
         "host": Key(str, "0.0.0.0", "address to listen on", host),
         "port": Key(int, 8080, "port to listen on", between(1, 65535)),
-        "pin": Key(str, "", f"PIN needed to act from the page, {PIN_MIN} to {PIN_MAX} characters, no spaces; empty: a random one shown at start", pin),
+        "pin": Key(str, "", f"PIN needed to act from the page, {PIN_MIN} to {PIN_MAX} characters, no spaces; empty: a random one, written here at the first start so that it stays", pin),
+    },
+    "ui": {
+        "voice": Key(bool, False, "speak verdicts, the Pi's moves and hints: on the Pi through espeak-ng (`sudo apt install espeak-ng`), in the page through the browser's speech"),
+        "voice_name": Key(str, "en", "espeak-ng voice (`espeak-ng --voices` lists them; an mbrola voice such as mb-en1 if installed)", espeak_voice),
+        "voice_speed": Key(int, 150, "words a minute", between(80, 400)),
     },
     "remote": {
         "host": Key(str, "localhost", "MQTT broker for remote play and the club view (docs/remote.md)", host),

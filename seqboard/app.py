@@ -171,6 +171,13 @@ def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
         gpio.bind_buttons(session, commands.call)
         session.subscribe(gpio)
         out.append(gpio)
+    if cfg["ui.voice"]:
+        from .indicators.voice import Voice, VoiceIndicator
+        u = cfg.section("ui")
+        speaker = VoiceIndicator(Voice(voice=u["voice_name"], speed=u["voice_speed"],
+                                       out=stream or sys.stdout))
+        session.subscribe(speaker)
+        out.append(speaker)
     if keys and sys.stdin is not None and sys.stdin.isatty():
         import threading
 

@@ -42,6 +42,9 @@ class ComputerSeats:
             if seat in self.hands and card in self.hands[seat]:
                 self._played(seat, card)
         self.last_reason = ""
+        # the hands before each of the Pi's cards was used, by the number of moves then made:
+        # an undo (the button or a chip lifted back) gives the card back
+        self._before: list[tuple[int, dict, list, list]] = []
         session.subscribe(self._on_event)
 
     @classmethod
@@ -62,11 +65,24 @@ class ComputerSeats:
         if self.deck:
             hand.append(self.deck.pop())
 
+    def _remember(self, moves_before: int) -> None:
+        self._before.append((moves_before, {s: h[:] for s, h in self.hands.items()},
+                             self.deck[:], self.played[:]))
+
     def _on_event(self, event: Event, view: dict) -> None:
         v = event.verdict
         if event.kind == "verdict" and v is not None and "computer_card" in event.data \
                 and v.player in self.hands:
+            self._remember(len(self.session.referee.moves) - 1)
             self._played(v.player, event.data["computer_card"])
+        elif event.kind == "undo":
+            now = len(self.session.referee.moves)
+            back = None
+            while self._before and self._before[-1][0] >= now:
+                back = self._before.pop()
+            if back is not None:
+                _, hands, self.deck, self.played = back
+                self.hands = hands
 
     def view_game(self) -> Game:
         """A game as the player to move (a Pi seat) sees it: the board and its own hand."""
@@ -87,6 +103,7 @@ class ComputerSeats:
         move: Move = player.choose(g)
         reason = getattr(player, "last_reason", "") or ""
         if move.action == "dead":
+            self._remember(len(r.moves))
             self._played(seat, move.card)
             s.dead_card(move.card)
         elif move.action == "pass":

@@ -51,7 +51,8 @@ KEYS = {"u": ("undo", "undo the last move"),
         "t": ("take_board", "take the board as it stands (the game's board becomes what is seen)"),
         "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
         "l": ("lost_draw", "the last player's draw is lost"),
-        "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS")}
+        "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS"),
+        "a": ("address", "show the dashboard's address and PIN again")}
 
 
 def key_action(line: str) -> str | None:
@@ -70,6 +71,10 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
             if line.strip():
                 print("keys: " + ", ".join(f"{k} {d}" for k, (_, d) in KEYS.items()), file=out,
                       flush=True)
+            continue
+        if name == "address":
+            from .indicators.terminal import NOTES
+            print("\n".join(NOTES.values()) or "no dashboard in this run", file=out, flush=True)
             continue
         if name == "hint":
             words = line.split()[1:]

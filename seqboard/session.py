@@ -108,7 +108,9 @@ class Session:
             self.recorder.write_group(entries)
 
     def _log_line(self, kind: str, text: str, **extra) -> None:
-        self.log.append({"n": len(self.log) + 1, "kind": kind, "text": text, **extra})
+        # numbered on past the 200 lines kept (the count was stuck at 201 once the log was full)
+        n = self.log[-1]["n"] + 1 if self.log else 1
+        self.log.append({"n": n, "kind": kind, "text": text, **extra})
         del self.log[:-200]
 
     # --- the referee's path -----------------------------------------------------------------
@@ -161,6 +163,7 @@ class Session:
         if v.kind == "takeback":
             if self.game is not None:
                 self._rebuild_game_without_last()
+            self._withdraw_proposal()
             self._log_line("takeback", v.message)
             self._emit(Event("undo", v, v.message, v.spaces))
             return v
@@ -191,8 +194,15 @@ class Session:
                     r.moves[-1][1].five)
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
                                               made=v.made)])
-        self._log_line(v.kind, v.message, spaces=list(v.spaces), team=v.team)
-        self._emit(Event("verdict", v, v.message, v.spaces,
+        text = v.message
+        if proposed and card is not None:
+            # the proposed card, named as the proposal named it ("plays JC on e5")
+            who, where = COLOUR_NAMES[r.colours[v.team]], r.layout.space_name(v.spaces[0])
+            text = (text.replace(f"{who} places on {where}", f"{who} plays {card} on {where}", 1)
+                    if v.kind == "placement" else
+                    text.replace(f"{who} removes", f"{who} plays {card} and removes", 1))
+        self._log_line(v.kind, text, spaces=list(v.spaces), team=v.team)
+        self._emit(Event("verdict", v, text, v.spaces,
                          {"computer_card": card} if proposed else {}))
         if r.over:
             self.finish()
@@ -392,15 +402,19 @@ class Session:
         shown until a person places (or lifts) the chip."""
         self.proposal = (move, reason)
         self.proposer = by
+        text = self.proposal_text(move, reason)
+        self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
+        self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
+                         {"card": move.card, "action": move.action}))
+
+    def proposal_text(self, move: Move, reason: str = "") -> str:
+        """The proposed move in words, with its reason when its level gives one."""
+        by = self.proposer
         r = self.referee
         where = r.layout.space_name(move.space) if move.space is not None else ""
         text = f"{COLOUR_NAMES[r.colours[r.team]]} ({by}) plays {move.card} " \
                f"{'on' if move.action == 'place' else 'removing'} {where}"
-        if reason:
-            text += f": {reason}"
-        self._log_line("proposal", text, spaces=[move.space] if move.space is not None else [])
-        self._emit(Event("proposal", None, text, (move.space,) if move.space is not None else (),
-                         {"card": move.card, "action": move.action}))
+        return f"{text}: {reason}" if reason.strip() else text
 
     def dead_card(self, card: str | None) -> None:
         """The player to move traded a dead card (told by a button, the page or the Pi)."""
@@ -446,7 +460,8 @@ class Session:
             raise EngineError("say which cards you hold, e.g. 5H 10D JS")
         return None
 
-    def hint(self, cards: list[str] | None = None, n: int = 3, clock=None) -> list[dict]:
+    def hint(self, cards: list[str] | None = None, n: int = 3, clock=None,
+             private: bool = False) -> list[dict]:
         """The best moves for the player to move, ranked, each with its reason: from the
         ``cards`` they hold (the Pi cannot see real cards), or from the engine's own game
         when it deals (the demo). Shown in the log and on the dashboard."""
@@ -468,8 +483,10 @@ class Session:
         for i, h in enumerate(self.hints, 1):
             text = f"hint {i} for {who}: {h['move']} ({h['reason']})"
             self._log_line("hint", text, spaces=[h["space"]] if h["space"] is not None else [])
+        # ``private``: asked from a phone; only the asker's page shows (and speaks) them
         self._emit(Event("hint", None, f"{len(self.hints)} hint(s) for {who}",
-                         tuple(h["space"] for h in self.hints[:1] if h["space"] is not None)))
+                         tuple(h["space"] for h in self.hints[:1] if h["space"] is not None),
+                         {"private": private}))
         return self.hints
 
     def pass_turn(self) -> None:
@@ -522,9 +539,17 @@ class Session:
         self.warning = None
         self.pending_catchup = None
         self.ended = False
+        self._withdraw_proposal()
         self._log_line("undo", v.message)
         self._emit(Event("undo", v, v.message, v.spaces))
         return True
+
+    def _withdraw_proposal(self) -> None:
+        """A move was undone: the computer's pending move was chosen for a position and a
+        turn no longer in force; it is withdrawn (the computer chooses again on its turn)."""
+        if self.proposal is not None:
+            self.proposal = None
+            self._log_line("info", "the computer's proposed move is withdrawn")
 
     def _rebuild_game_without_last(self) -> None:
         g = self.game
@@ -561,7 +586,8 @@ class Session:
         prop = None
         if self.proposal is not None:
             m, why = self.proposal
-            prop = {"action": m.action, "card": m.card, "space": m.space, "reason": why}
+            prop = {"action": m.action, "card": m.card, "space": m.space, "reason": why,
+                    "text": self.proposal_text(m, why)}
         return {
             "mode": self.mode, "edition": r.edition.name, "title": r.edition.title,
             "rows": lay.rows, "cols": lay.cols, "symbols": list(lay.symbols),

@@ -222,8 +222,22 @@ class Director:
         else:
             act = lambda: t.set(s, self._colour(team))  # noqa: E731
             where = s
+        if mistake is not None and move.action != "remove":
+            self._announce(mistake, s, where)
         self._schedule(now, [lambda: t.hand_over(where), act, t.hand_away,
                              lambda: setattr(self, "moves_done", self.moves_done + 1)])
+
+    def _announce(self, mistake: Mistake, meant: int, where: int) -> None:
+        """Say in the output that the next slip is one of the demo's deliberate mistakes."""
+        from .session import Event
+        name = self.session.referee.layout.space_name
+        if mistake.kind == "colour":
+            what = f"a chip of the wrong colour goes down on {name(meant)}"
+        else:
+            what = f"the chip goes down on {name(where)} instead of {name(meant)}"
+        text = f"demo: a deliberate mistake to show the referee at work: {what}"
+        self.session._log_line("info", text)
+        self.session._emit(Event("info", None, text))
 
     def _wrong_space(self, s: int) -> int:
         r = self.session.referee

@@ -133,13 +133,18 @@ def make_source(kind: str, table, session, cfg, seed: int):
 
 
 def start_dashboard(cfg, session, commands, directory, args, source=None, actions=None):
-    """The web dashboard, when enabled; its address and PIN are printed."""
+    """The web dashboard, when enabled; its address and PIN are printed, kept under the
+    live board and reprinted by the ``a`` key. A PIN made up here is written to the
+    configuration (``dashboard.pin``) so that it stays the same at the next start."""
     if args.no_dashboard or not cfg["dashboard.enabled"]:
         return None
     from ..dashboard import Dashboard
+    from ..indicators.terminal import NOTES
+    pin = cfg["dashboard.pin"] or keep_pin(cfg, session.mode)
     dash = Dashboard(cfg.section("dashboard"), directory, commands,
-                     pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
-                     port=cfg["dashboard.port"], source=source, actions=actions)
+                     pin=pin, host=cfg["dashboard.host"],
+                     port=cfg["dashboard.port"], source=source, actions=actions,
+                     voice=cfg["ui.voice"])
     dash.attach(session)
     try:
         url = dash.start()
@@ -147,5 +152,26 @@ def start_dashboard(cfg, session, commands, directory, args, source=None, action
         print(f"dashboard not started: port {cfg['dashboard.port']}: {exc.strerror}",
               file=sys.stderr)
         return None
-    print(f"dashboard: {url} (PIN {dash.pin} to act from the page)", flush=True)
+    NOTES["dashboard"] = f"dashboard: {url} (PIN {dash.pin} to act from the page; a: show again)"
+    print(NOTES["dashboard"], flush=True)
     return dash
+
+
+def keep_pin(cfg, mode: str) -> str | None:
+    """A new PIN written to the configuration file, or None (the dashboard makes one up for
+    this run only): the demo does not create a configuration file of its own."""
+    import secrets
+
+    from hw_config.config import DEFAULT_PATH, set_key
+    if mode == "demo" and cfg.path is None:
+        return None
+    pin = f"{secrets.randbelow(10**6):06d}"
+    try:
+        path = set_key(cfg.path, "dashboard", "pin", pin)
+    except OSError as exc:
+        print(f"dashboard: the PIN is for this run only: cannot write "
+              f"{cfg.path or DEFAULT_PATH}: {exc.strerror}", file=sys.stderr, flush=True)
+        return pin
+    print(f"dashboard: a new PIN, written to {path} (dashboard.pin): it stays at the next start",
+          flush=True)
+    return pin

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import shlex
 import shutil
 import subprocess
 import sys
@@ -15,12 +16,15 @@ from ..errors import UserError
 EPILOG = """examples:
   seqboard service print --mode play          show the unit that would be installed
   sudo $(which seqboard) service install --user pi --mode referee
+  sudo $(which seqboard) service install --mode stacks --mode-args "--players 3"
   sudo systemctl status seqboard; journalctl -u seqboard -f
 
 The service runs `seqboard MODE` as USER (groups gpio, video, dialout), restarts it three
 seconds after a failure, resumes the unfinished game by itself after a power cut, and may
 open 8192 files (LimitNOFILE), so a flood of connections to the dashboard cannot starve
-the board link (docs/dashboard.md, "Security").
+the board link (docs/dashboard.md, "Security"). SEQUENCE STACKS is played by typing: with
+--mode stacks the service runs on the Pi's console (tty1: a keyboard and a screen on the Pi)
+in place of the login prompt there.
 """
 
 UNIT_PATH = Path("/etc/systemd/system/seqboard.service")
@@ -32,23 +36,46 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "boot and restarts it on failure.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", choices=["print", "install"])
-    p.add_argument("--mode", default="referee", choices=["referee", "play", "demo"],
-                   help="what the service runs (default referee)")
+    p.add_argument("--mode", default="referee", choices=["referee", "play", "demo", "stacks"],
+                   help="what the service runs (default referee; stacks runs on the console, tty1)")
+    p.add_argument("--mode-args", default="", metavar="ARGS",
+                   help='more arguments for the mode, e.g. "--players 3" for stacks')
     p.add_argument("--user", default=None, help="the user it runs as (default: you)")
     p.add_argument("--config", metavar="FILE", help="configuration file for the service")
     p.set_defaults(func=run)
 
 
-def unit_text(user: str, mode: str, config: str | None = None) -> str:
+CONSOLE = """# SEQUENCE STACKS is typed: the service owns the Pi's console (tty1) instead of a login
+StandardInput=tty
+StandardOutput=tty
+TTYPath=/dev/tty1
+TTYReset=yes
+TTYVHangup=yes
+"""
+
+
+def unit_text(user: str, mode: str, config: str | None = None, mode_args: str = "") -> str:
     exe = shutil.which("seqboard") or f"{sys.executable} -m seqboard"
     template = resources.files("seqboard").joinpath("systemd/seqboard.service").read_text("utf-8")
-    cmd = mode + (f" --config {config}" if config else "")
-    return template.replace("@USER@", user).replace("@EXEC@", exe).replace("@MODE@", cmd)
+    try:
+        extra = shlex.split(mode_args)
+    except ValueError as exc:
+        raise UserError(f"--mode-args: {exc}") from None
+    cmd = " ".join([mode] + [shlex.quote(a) for a in extra]) + (f" --config {config}" if config else "")
+    text = template.replace("@USER@", user).replace("@EXEC@", exe).replace("@MODE@", cmd)
+    if mode == "stacks":
+        text = text.replace("After=network-online.target\n",
+                            "After=network-online.target getty@tty1.service\n"
+                            "Conflicts=getty@tty1.service\n")
+        text = text.replace("Environment=PYTHONUNBUFFERED=1\n",
+                            "Environment=PYTHONUNBUFFERED=1\n" + CONSOLE)
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
     user = args.user or getpass.getuser()
-    text = unit_text(user, args.mode, str(Path(args.config).expanduser().resolve()) if args.config else None)
+    text = unit_text(user, args.mode, str(Path(args.config).expanduser().resolve()) if args.config else None,
+                     args.mode_args)
     if args.action == "print":
         sys.stdout.write(text)
         return 0

@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         from ..dashboard import Dashboard
         dash = Dashboard(cfg.section("dashboard"), path.parent, None, pin=cfg["dashboard.pin"] or None,
                          host=cfg["dashboard.host"], port=cfg["dashboard.port"])
+        dash.stacks_seats = seats
         try:
             print(f"dashboard: {dash.start()} (the piles and chips, live)", flush=True)
             listeners.append(dash.stacks)

@@ -163,8 +163,10 @@ class Dashboard:
                  host: str = "0.0.0.0", port: int = 8080, source=None,
                  actions: dict[str, Callable[[], Any]] | None = None, calibrator=None,
                  max_connections: int = MAX_CONNECTIONS, max_websockets: int = MAX_WEBSOCKETS,
-                 request_timeout: float = REQUEST_TIMEOUT) -> None:
+                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False) -> None:
         self.records_dir = Path(records_dir)
+        self.voice = voice          # ui.voice: the page speaks unless its viewer turns it off
+        self.stacks_seats: list[str] = []       # SEQUENCE STACKS: "person" or a level per seat
         self.commands = commands
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.host, self.port = host, port
@@ -211,11 +213,17 @@ class Dashboard:
         spaces = [] if event.kind == "hint" else list(event.spaces)
         msg = json.dumps({
             "type": "state", "seq": self._seq, "sent": time.time(),
-            "event": {"kind": event.kind, "text": event.text, "spaces": spaces},
+            "event": {"kind": event.kind, "text": event.text, "spaces": spaces,
+                      "new_sequences": getattr(event.verdict, "new_sequences", 0) or 0},
             "view": public_view(view),
+            # the page asks for /camera.jpg only when there is a camera to show
+            "camera": self.has_camera(), "voice": self.voice,
             "observed": None if obs is None else [s.value for s in obs.states],
         }, separators=(",", ":"))
         self._publish(msg)
+
+    def has_camera(self) -> bool:
+        return self.source is not None and hasattr(self.source, "annotated")
 
     def stacks(self, kind: str, game, text: str) -> None:
         """A :class:`~seqboard.stacks_table.StacksTable` listener: SEQUENCE STACKS live."""
@@ -223,6 +231,8 @@ class Dashboard:
         self._publish(json.dumps({
             "type": "state", "mode": "stacks", "seq": self._seq, "sent": time.time(),
             "event": {"kind": kind, "text": text}, "stacks": game.view(), "log": game.log[-40:],
+            # who sits where ("person" or the Pi's level): the page marks the Pi's seats
+            "seats": list(self.stacks_seats),
         }, separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:
@@ -445,7 +455,7 @@ class Dashboard:
 
             def work():
                 try:
-                    result = {"hints": s.hint(cards), "move_number": s.hints_at}
+                    result = {"hints": s.hint(cards, private=True), "move_number": s.hints_at}
                 except EngineError as exc:
                     result = {"error": str(exc)}
                 except Exception as exc:            # a bug: one line, the page gets a 500
@@ -547,7 +557,7 @@ class Dashboard:
 
         async def camera(request: Request):
             src = dash.source
-            if src is None or not hasattr(src, "annotated"):
+            if not dash.has_camera():
                 return error(404, "no camera in this mode")
             now = time.monotonic()
             if dash._frame is None or now - dash._frame[0] > 0.3:       # a few frames a second

@@ -17,6 +17,11 @@ WARN = "\033[1;31m"
 DIM = "\033[2m"
 
 
+#: lines about this run kept in sight under the live board and reprinted by the ``a`` key
+#: (the dashboard's address and PIN); never part of the view, which the page shows to all
+NOTES: dict[str, str] = {}
+
+
 def render_board(view: dict, colour: bool = True) -> str:
     """The board as text: the chip's letter on a chip (lower case in a sequence), the card
     code on an empty space, ``**`` on a free one, ``!!`` where a warning points."""
@@ -65,6 +70,12 @@ def status_line(view: dict) -> str:
     return f"{head} | sequences: {seqs} (need {view['to_win']}) | dead cards: {dead}"
 
 
+def warning_text(view: dict) -> str:
+    """The warning, ending once in what to do about it."""
+    text = view["warning"]["text"]
+    return text if "put the board right" in text else f"{text} (put the board right)"
+
+
 def hint_lines(view: dict) -> list[str]:
     """The hints for the player to move, best first: move, reason, chance of winning."""
     out = []
@@ -85,15 +96,15 @@ class TerminalIndicator:
     def __call__(self, event: Event, view: dict) -> None:
         if self.live:
             out = ["\033[2J\033[H" + view["title"], render_board(view, self.colour), "",
-                   status_line(view)]
+                   status_line(view)] + list(NOTES.values())
             if view["warning"]:
-                out.append(f"{WARN if self.colour else ''}WARNING: {view['warning']['text']}"
-                           f" (put the board right){RESET if self.colour else ''}")
+                out.append(f"{WARN if self.colour else ''}WARNING: {warning_text(view)}"
+                           f"{RESET if self.colour else ''}")
             if view.get("source_problem"):
                 out.append(f"{WARN if self.colour else ''}SENSING: {view['source_problem']}"
                            f"{RESET if self.colour else ''}")
             if view["proposal"]:
-                out.append(f"computer's move: {view['log'][-1]['text'] if view['log'] else ''}")
+                out.append(f"computer's move: {view['proposal'].get('text', '')}")
             out += hint_lines(view)
             out.append("")
             out += [f"{e['n']:4d}  {e['text']}" for e in view["log"][-8:]]
@@ -109,5 +120,6 @@ class TerminalIndicator:
             if event.kind == "hint":
                 self.stream.write("".join(f"      {line}\n" for line in hint_lines(view)))
             if event.kind == "game_over":
-                self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n")
+                self.stream.write(render_board(view, self.colour) + "\n" + status_line(view) + "\n"
+                                  + "".join(f"{n}\n" for n in NOTES.values()))
         self.stream.flush()

@@ -48,7 +48,7 @@ def test_a_game_shown_move_by_move_matches_the_engines_board(live, page):
         if n == 16:
             page.screenshot(path=str(DOCS / "dashboard.png"), full_page=False)
     # the move log lists every move, newest first, in words
-    first = page.locator("#log li").first.inner_text()
+    first = page.locator("#log li .text").first.inner_text()
     assert first == live.session.log[-1]["text"]
 
 

@@ -21,15 +21,32 @@ function cardLabel(code) {
   return [code.slice(0, 4), "", false];
 }
 
-// Draw a board: symbols, chips (team index or null per space), sequences, warnings.
+// Draw a board: symbols, chips (team index or null per space), sequences outlined in the
+// team's colour, a-j / 1-10 on the edges, dead cards' spaces, hints, warnings, the Pi's move.
 function drawBoard(svg, b) {
   svg.innerHTML = "";
-  svg.setAttribute("viewBox", `-0.1 -0.1 ${b.cols + 0.2} ${b.rows + 0.2}`);
+  const m = 0.45;                       // the margin that holds the coordinates
+  svg.setAttribute("viewBox", `${-m} ${-m} ${b.cols + 2 * m} ${b.rows + 2 * m}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMin meet");     // up against the banner
+  // the board's own background: the svg may be taller or wider than the board it holds
+  el("rect", { class: "felt", x: -m, y: -m, width: b.cols + 2 * m, height: b.rows + 2 * m, rx: 0.15 }, svg);
   const defs = el("defs", {}, svg);
   const pat = el("pattern", { id: svg.id + "-hatch", width: 0.2, height: 0.2, patternUnits: "userSpaceOnUse",
                              patternTransform: "rotate(45)" }, defs);
   el("rect", { width: 0.2, height: 0.2, fill: "#ddd" }, pat);
   el("line", { x1: 0, y1: 0, x2: 0, y2: 0.2, stroke: "#777", "stroke-width": 0.08 }, pat);
+  for (let c = 0; c < b.cols; c++) {
+    const letter = String.fromCharCode(97 + c);
+    for (const [y, side] of [[-m / 2, "top"], [b.rows + m / 2, "bottom"]]) {
+      el("text", { class: "coord", x: c + 0.5, y, "data-coord": letter, "data-side": side }, svg).textContent = letter;
+    }
+  }
+  for (let r = 0; r < b.rows; r++) {
+    for (const [x, side] of [[-m / 2, "left"], [b.cols + m / 2, "right"]]) {
+      el("text", { class: "coord", x, y: r + 0.5, "data-coord": String(r + 1), "data-side": side }, svg).textContent = r + 1;
+    }
+  }
+  const dead = new Set(b.dead || []);
   for (let i = 0; i < b.rows * b.cols; i++) {
     const r = Math.floor(i / b.cols), c = i % b.cols;
     const free = b.cells[i] === "free";
@@ -45,20 +62,33 @@ function drawBoard(svg, b) {
     let chip = "";
     if (team !== null && team !== undefined && team !== "free") {
       chip = b.colours[team];
-      const flipped = b.observed && b.observed[i] === "W";
-      const cg = el("g", { class: "chip " + (flipped ? "W" : chip) }, g);
-      el("circle", { cx: 0.5, cy: 0.6, r: 0.3, fill: flipped ? "#f4f4f4" : COLOUR[chip] }, cg);
+      // a chip keeps its team's colour, flipped or not: a sequence is shown by its outline
+      const cg = el("g", { class: "chip " + chip }, g);
+      el("circle", { cx: 0.5, cy: 0.6, r: 0.3, fill: COLOUR[chip] }, cg);
       const lt = el("text", { x: 0.5, y: 0.6 }, cg);
       lt.textContent = chip;          // the letter: readable without telling colours apart
     }
     g.setAttribute("data-chip", chip);
     if (unknown) g.setAttribute("data-unknown", "1");
+    if (!free && dead.has(b.symbols[i])) {
+      g.setAttribute("data-dead", "1");
+      el("rect", { class: "dead", x: 0.06, y: 0.06, width: 0.88, height: 0.88, rx: 0.06 }, g);
+      el("text", { class: "dead-mark", x: 0.84, y: 0.22 }, g).textContent = "\u2715";
+    }
   }
   (b.sequence_spaces || []).forEach((spaces, team) => {
     for (const i of spaces) {
-      el("rect", { class: "seq", x: i % b.cols + 0.05, y: Math.floor(i / b.cols) + 0.05, width: 0.9, height: 0.9,
-                   stroke: COLOUR[b.colours[team]], "data-seq": team }, svg);
+      el("rect", { class: "seq", x: i % b.cols + 0.04, y: Math.floor(i / b.cols) + 0.04, width: 0.92, height: 0.92,
+                   rx: 0.08, stroke: COLOUR[b.colours[team]], "data-seq": team, "data-space": i }, svg);
     }
+  });
+  (b.hints || []).forEach((h, k) => {
+    if (h.space === null || h.space === undefined) return;
+    const x = h.space % b.cols, y = Math.floor(h.space / b.cols);
+    const hg = el("g", { class: "hint", "data-hint": k + 1, "data-space": h.space,
+                        transform: `translate(${x},${y})` }, svg);
+    el("rect", { x: 0.1, y: 0.1, width: 0.8, height: 0.8, rx: 0.1 }, hg);
+    el("text", { x: 0.2, y: 0.28 }, hg).textContent = k + 1;
   });
   for (const i of (b.warning || [])) {
     el("rect", { class: "warn", x: i % b.cols + 0.08, y: Math.floor(i / b.cols) + 0.08, width: 0.84, height: 0.84 }, svg);
@@ -69,11 +99,76 @@ function drawBoard(svg, b) {
   }
 }
 
+// --- sound (Web Audio beeps, no files) and the voice (the browser's speech) ---------------
+window.seqboardSounds = [];          // what was sounded, for a person or a test to check
+window.seqboardSaid = [];
+let audio = null;
+const TONES = { illegal: [[440, 0.18], [311, 0.3]], sequence: [[523, 0.12], [659, 0.12], [784, 0.12], [1047, 0.3]] };
+function toggle(id) {
+  const box = document.getElementById(id);
+  return box ? box.checked : false;
+}
+function remember(id, dflt) {
+  const box = document.getElementById(id);
+  const saved = localStorage.getItem("seqboard-" + id);
+  box.checked = saved === null ? dflt : saved === "1";
+  box.dataset.chosen = saved === null ? "" : "1";
+  box.addEventListener("change", () => {
+    localStorage.setItem("seqboard-" + id, box.checked ? "1" : "0");
+    box.dataset.chosen = "1";
+    if (box.checked && id === "sound-on") startAudio();   // a click lets the page sound
+  });
+}
+function startAudio() {
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    if (audio.state === "suspended") audio.resume();
+  } catch (e) { audio = null; }
+  return audio;
+}
+function beep(kind) {
+  if (!toggle("sound-on")) return;
+  const ctx = startAudio();
+  window.seqboardSounds.push({ kind, audio: ctx ? ctx.state : "none" });
+  if (!ctx) return;
+  let t = ctx.currentTime + 0.02;
+  for (const [freq, dur] of TONES[kind]) {
+    const o = ctx.createOscillator(), g = ctx.createGain();
+    o.type = kind === "illegal" ? "square" : "sine";
+    o.frequency.value = freq;
+    g.gain.setValueAtTime(0.25, t);
+    g.gain.exponentialRampToValueAtTime(0.001, t + dur);
+    o.connect(g); g.connect(ctx.destination);
+    o.start(t); o.stop(t + dur);
+    t += dur;
+  }
+}
+function say(text) {
+  if (!toggle("voice-on") || !text) return;
+  window.seqboardSaid.push(text);
+  if (!("speechSynthesis" in window)) return;
+  try {
+    const u = new SpeechSynthesisUtterance(text);
+    u.lang = document.documentElement.lang || "en";
+    window.speechSynthesis.speak(u);
+  } catch (e) { /* no speech engine: the page goes on silently */ }
+}
+const RANK_WORDS = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 10: "ten", 9: "nine", 8: "eight",
+                     7: "seven", 6: "six", 5: "five", 4: "four", 3: "three", 2: "two" };
+const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+function spoken(text) {
+  // as the Pi's voice says it (seqboard/indicators/voice.py): card codes as card names
+  return (text || "").replace(/\b(10|[AKQJT2-9])([SHDC])\b/g, (_, r, s) => `${RANK_WORDS[r]} of ${SUIT_WORDS[s]}`)
+    .replace(/\(computer\) /g, "").replace(/;/g, ",").replace(/[()]/g, "");
+}
+
 function show(id, on) { document.getElementById(id).hidden = !on; }
 
 function renderStacks(msg) {
   const v = msg.stacks;
   show("board-box", false); show("side", false); show("stacks-box", true);
+  // STACKS is played by typing at the Pi: the page only watches, so no PIN box
+  show("login", false);
   document.getElementById("title").textContent = "\u2014 SEQUENCE STACKS";
   document.getElementById("stacks-turn").textContent = v.over ? "Game over: " + v.result
     : `player ${v.current + 1} to play (${v.direction})` +
@@ -96,9 +191,11 @@ function renderStacks(msg) {
   body.innerHTML = "";
   for (let p = 0; p < v.players; p++) {
     const tr = document.createElement("tr");
-    if (p === v.current && !v.over) tr.className = "current";
+    const pi = (msg.seats || [])[p] && msg.seats[p] !== "person";
+    tr.className = (p === v.current && !v.over ? "current" : "") + (pi ? " pi" : "");
+    if (pi) tr.dataset.pi = msg.seats[p];
     const ch = v.chips[p];
-    tr.innerHTML = `<td>player ${p + 1}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
+    tr.innerHTML = `<td>player ${p + 1}${pi ? ` <span class="pi-seat">the Pi (${msg.seats[p]})</span>` : ""}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
                    `<td>${v.discard_tops[p] || "\u2013"}</td><td>${v.hand_sizes[p]}</td>`;
     body.appendChild(tr);
   }
@@ -143,16 +240,28 @@ function render(msg) {
   document.getElementById("title").textContent = `\u2014 ${v.title} (${v.mode})`;
   drawBoard(document.getElementById("board"), {
     rows: v.rows, cols: v.cols, symbols: v.symbols, cells: v.cells, colours: v.colours,
-    observed: msg.observed, sequence_spaces: v.sequence_spaces,
+    observed: msg.observed, sequence_spaces: v.sequence_spaces, dead: v.dead_cards,
+    hints: myHints && myHints.move_number === v.move_number ? myHints.hints : [],
     warning: v.warning ? v.warning.spaces : [], proposal: v.proposal ? v.proposal.space : null,
   });
   const board = document.getElementById("board");
   board.setAttribute("data-move", v.move_number);
   const turn = document.getElementById("turn");
-  const team = v.to_move.team;
-  turn.textContent = v.over
-    ? (v.winner !== null ? `Game over: ${NAMES[v.colours[v.winner]]} (${v.colours[v.winner]}) wins` : "Game over")
-    : `Move ${v.move_number + 1}: ${NAMES[v.colours[team]]} (${v.colours[team]}) to play, player ${v.to_move.player + 1}`;
+  const team = v.over ? v.winner : v.to_move.team;
+  const letter = team === null || team === undefined ? null : v.colours[team];
+  turn.innerHTML = "";
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = v.over
+    ? (v.winner !== null ? `Game over: ${NAMES[v.colours[v.winner]]} wins` : "Game over")
+    : `${NAMES[letter]} to play`;
+  const detail = document.createElement("span");
+  detail.className = "detail";
+  detail.textContent = v.over ? `after ${v.move_number} moves` : `player ${v.to_move.player + 1} \u00b7 move ${v.move_number + 1}`;
+  turn.append(who, " ", detail);
+  turn.className = "banner" + (v.over ? " over" : "") + (letter ? " team-" + letter : "");
+  turn.dataset.team = letter || "";
+  if (letter) turn.style.setProperty("--team", COLOUR[letter]); else turn.style.removeProperty("--team");
   const seq = document.getElementById("sequences");
   seq.innerHTML = "";
   v.sequences.forEach((n, t) => {
@@ -160,7 +269,19 @@ function render(msg) {
     li.textContent = `${NAMES[v.colours[t]]} (${v.colours[t]}): ${n} of ${v.to_win}`;
     seq.appendChild(li);
   });
-  document.getElementById("dead").textContent = v.dead_cards.length ? v.dead_cards.join(" ") : "none";
+  const dead = document.getElementById("dead");
+  dead.innerHTML = "";
+  for (const code of v.dead_cards) {
+    const [rank, suit] = cardLabel(code);
+    const img = document.createElement("img");
+    img.className = "card-face";
+    img.src = "/cards/" + encodeURIComponent(code) + ".png";
+    img.alt = rank + suit;
+    img.title = `${rank}${suit}: both spaces taken`;
+    img.dataset.card = code;
+    dead.appendChild(img);
+  }
+  if (!v.dead_cards.length) dead.textContent = "none";
   const w = document.getElementById("warning");
   w.hidden = !v.warning;
   w.textContent = v.warning ? "\u26a0 " + v.warning.text : "";
@@ -172,7 +293,8 @@ function render(msg) {
   if (v.proposal) {
     const where = v.proposal.space === null ? "" : spaceName(v.proposal.space, v.cols);
     const verb = v.proposal.action === "remove" ? `removes the chip on ${where} with` : `plays on ${where}`;
-    pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}: ${v.proposal.reason || ""}`;
+    const why = (v.proposal.reason || "").trim();
+    pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}` + (why ? `: ${why}` : "");
   } else pr.textContent = "";
   showHints(v.move_number);
   const log = document.getElementById("log");
@@ -180,11 +302,26 @@ function render(msg) {
   for (const line of v.log.slice().reverse()) {
     const li = document.createElement("li");
     li.className = line.kind;
-    li.value = line.n;
-    li.textContent = line.text;
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = line.n;
+    const t = document.createElement("span");
+    t.className = "text";
+    t.textContent = line.text;
+    li.append(n, t);
     log.appendChild(li);
   }
+  if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }
+  const ev = msg.event || {};
+  if (msg.seq !== lastSeq && lastSeq !== null) {        // a new event, not the page's first look
+    if (ev.kind === "warning") beep("illegal");
+    if (ev.new_sequences) beep("sequence");
+    if (["verdict", "warning", "proposal", "game_over", "undo"].includes(ev.kind)) say(spoken(ev.text));
+  }
+  lastSeq = msg.seq;
 }
+let lastSeq = null;
+let cameraStarted = false;
 
 function connect() {
   const status = document.getElementById("status");
@@ -192,6 +329,10 @@ function connect() {
   socket.onopen = () => { retry = 500; status.textContent = "live"; status.className = "status on"; };
   socket.onmessage = (e) => {
     const msg = JSON.parse(e.data);
+    if (msg.voice !== undefined) {                // ui.voice, unless this viewer chose
+      const box = document.getElementById("voice-on");
+      if (!box.dataset.chosen) box.checked = !!msg.voice;
+    }
     if (msg.type === "state") render(msg);
   };
   socket.onclose = () => {
@@ -237,7 +378,12 @@ document.getElementById("hint-form").addEventListener("submit", async (e) => {
   document.getElementById("hint-msg").textContent = "thinking…";
   const [ok, data] = await post("/api/action", { action: "hint", cards: document.getElementById("hint-cards").value });
   document.getElementById("hint-msg").textContent = ok ? "" : (data.error || "refused");
-  if (ok) { myHints = data; showHints(); }
+  if (ok) {
+    myHints = data; showHints();
+    if (state && state.view) render(state);                  // the hints marked on the board
+    const best = (data.hints || [])[0];
+    if (best) say(spoken(`hint: ${best.move}, ${best.reason}`));
+  }
   if (!ok && data.error && data.error.includes("PIN")) unlock(false);
 });
 
@@ -334,7 +480,14 @@ async function replay(name) {
   show(0);
 }
 
+if (new URLSearchParams(location.search).get("view") === "table") {
+  document.body.classList.add("table");
+  const a = document.getElementById("view-link");
+  a.href = location.pathname; a.textContent = "full view";
+}
+remember("sound-on", true);
+remember("voice-on", false);
+document.getElementById("address").textContent = location.host;
 connect();
-camera();
 records();
 setInterval(records, 15000);
