@@ -52,6 +52,7 @@ KEYS = {"u": ("undo", "undo the last move"),
         "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
         "l": ("lost_draw", "the last player's draw is lost"),
         "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS"),
+        "f": ("five", "name the five of the sequence just made on a longer line, e.g. f c4-g4"),
         "a": ("address", "show the dashboard's address and PIN again")}
 
 
@@ -80,6 +81,10 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
             words = line.split()[1:]
             commands.call(lambda words=words: _hint(current(), words, out))
             continue
+        if name == "five":
+            words = line.split()[1:]
+            commands.call(lambda words=words: _five(current(), words, out))
+            continue
         commands.call(lambda name=name: getattr(current(), name)())
 
 
@@ -90,6 +95,22 @@ def _hint(session: Session, words: list[str], out) -> None:
         session.hint(session.hint_hand(words))
     except EngineError as exc:
         print(f"hint: {exc}", file=out, flush=True)
+
+
+def _five(session: Session, words: list[str], out) -> None:
+    """The five typed after ``f`` (``f c4-g4``; two sequences at once: ``f a1-a5 a6-a10``)
+    become the sequence(s) of the last placement, recorded as a ``five`` event."""
+    from engine.board import parse_five
+    from engine.errors import EngineError
+    layout = session.referee.layout
+    if not words:
+        print("five: name the five, e.g. f c4-g4", file=out, flush=True)
+        return
+    try:
+        five = tuple(parse_five(w, layout.rows, layout.cols) for w in words)
+        session.choose_five(five)
+    except (EngineError, ValueError) as exc:
+        print(f"five: {exc}", file=out, flush=True)
 
 
 def run_loop(session: Session, source: Source, *, commands: Commands | None = None,

@@ -268,3 +268,38 @@ def test_an_edit_putting_a_sequence_chip_back_makes_the_sequence_again(tmp_path)
     keep = dict(back, board=[row.replace("B", "?", 1) for row in back["board"]], changed=[])
     r = replay(parse_record("".join(dumps(e) + "\n" for e in lines + [keep])))
     assert r.ok, r.refusal
+
+
+def test_the_five_typed_at_the_terminal_key_f_becomes_the_sequence(capsys, tmp_path):
+    """`f c2-g2` typed at the terminal (the key reader of play and referee) names the five
+    of a line of six; a five the placement could not make is refused in one line."""
+    import io
+
+    from engine.observation import SpaceState
+    from engine.referee import Referee
+    from seqboard.loop import Commands, read_keys
+    from seqboard.recorder import RecordWriter
+    from seqboard.session import Session
+    path = tmp_path / "g.jsonl"
+    writer = RecordWriter(path)
+    s = Session(Referee("classic", 2), recorder=writer)
+
+    def see(space, colour):
+        r = s.referee
+        return s.observe(r.expected().replace({LAYOUT.parse_space(space): SpaceState(colour)}))
+
+    for b, g in zip(["b2", "c2", "d2", "f2", "g2"], GREEN):
+        see(b, "B")
+        see(g, "G")
+    default = see("e2", "B").made[0].names()
+    other = ["c2", "d2", "e2", "f2", "g2"] if default[0] == "b2" else ["b2", "c2", "d2", "e2", "f2"]
+    commands, out = Commands(), io.StringIO()
+    read_keys(lambda: s, commands, io.StringIO(f"f {other[0]}-{other[-1]}\nf a2-e2\nf\n"), out)
+    commands.run_pending()
+    assert [q.names() for q in s.referee.board.sequences] == [other]
+    said = out.getvalue().splitlines()
+    assert len(said) == 2 and said[0].startswith("five: not five the last placement could make")
+    assert said[1] == "five: name the five, e.g. f c4-g4"
+    writer.close()
+    assert main(["replay", str(path)]) == 0
+    assert "chooses the five named" in capsys.readouterr().out
