@@ -822,6 +822,9 @@ class _Replay:
         set_board(ref.board, cells)
         if self.game is not None:
             set_board(self.game.board, cells)
+        won = ref.check_win()
+        if won is not None and self.game is not None and not self.game.over:
+            self.game.winner, self.game.over = won, True
         reason = entry.get("reason")
         self.ok(line, "edit", "board taken as it stands" + (f" ({reason})" if reason else "") +
                 ": " + (", ".join(changed) or "nothing") + " changed")

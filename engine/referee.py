@@ -371,6 +371,19 @@ class Referee:
                        cards=cards, new_sequences=gained, made=made,
                        winner=self.winner if self.over else None, message=text)
 
+    def check_win(self) -> int | None:
+        """After a position edit (a person took the board as it stands): a team that now holds
+        the sequences to win has won, as if its last placement had made them. Several teams at
+        once: the one whose turn came last wins (the edit stands for the moves just missed)."""
+        if self.over:
+            return self.winner
+        for k in range(1, self.n_players + 1):
+            team = (self.current - k) % self.n_players % self.n_teams
+            if self.board.counts[team] >= self.to_win:
+                self.winner, self.over = team, True
+                return team
+        return None
+
     def _draw(self, n: int = 1) -> None:
         for _ in range(n):
             if self._deck_left <= 0:

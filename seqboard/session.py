@@ -335,6 +335,12 @@ class Session:
         self._emit(Event("edit", None, text, tuple(changed)))
         self._emit(Event("cleared", None, "board taken as it stands",
                          old.spaces if old is not None else tuple(changed)))
+        won = r.check_win()
+        if won is not None:
+            # the board as it stands holds a winning team's sequences: the game is over
+            if self.game is not None and not self.game.over:
+                self.game.winner, self.game.over = won, True
+            self.finish()
         return True
 
     def report_space_problems(self, problems: dict[int, str]) -> None:

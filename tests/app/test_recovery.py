@@ -132,6 +132,24 @@ def test_take_the_board_as_it_stands(tmp_path):
     assert not s.take_board()                   # nothing differs now: nothing to take
 
 
+def test_a_board_taken_as_it_stands_that_holds_a_win_ends_the_game(tmp_path):
+    """Two blue sequences on the board taken as it stands: blue has won, the game ends, the
+    record has its end line and replays to the same winner."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_with(ref, {"b2": "B"}))
+    # a bumped board, then blue's chips of two full lines (the camera missed them all)
+    chips = {f"{c}{r}": "B" for c in "bcdef" for r in (4, 6)}
+    assert s.observe(_with(ref, chips)).kind == "violation"
+    assert s.take_board()
+    assert ref.over and ref.winner == 0
+    lines = _lines(path)
+    assert lines[-1]["type"] == "end" and lines[-1]["winner"] == 0
+    assert any(ev.kind == "game_over" for ev in events)
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok, result.refusal
+    assert result.winner == 0 and result.over
+
+
 def test_a_long_series_waits_for_a_confirmation(tmp_path):
     s, ref, path, events = _session(tmp_path, players=3)
     # three players' moves all missed: blue, green, red
