@@ -221,7 +221,9 @@ def test_white_chips_choosing_the_five_replay_as_a_choice(capsys, tmp_path):
     assert code == 1 and f"line {len(lines)}" in err and "recorded sequences" in err
 
 
-def test_the_five_named_at_the_terminal_is_recorded_and_replayed(capsys, tmp_path):
+def _line_of_six(tmp_path):
+    """A refereed, recorded session in which blue's e2 completes the line b2-g2 of six: the
+    session, its writer, the record's path, the five taken by default and the other five."""
     from engine.observation import SpaceState
     from engine.referee import Referee
     from seqboard.recorder import RecordWriter
@@ -239,6 +241,11 @@ def test_the_five_named_at_the_terminal_is_recorded_and_replayed(capsys, tmp_pat
         see(g, "G")
     default = see("e2", "B").made[0].names()
     other = ["c2", "d2", "e2", "f2", "g2"] if default[0] == "b2" else ["b2", "c2", "d2", "e2", "f2"]
+    return s, writer, path, default, other
+
+
+def test_the_five_named_at_the_terminal_is_recorded_and_replayed(capsys, tmp_path):
+    s, writer, path, default, other = _line_of_six(tmp_path)
     v = s.choose_five((tuple(LAYOUT.parse_space(x) for x in other),))
     assert [q.names() for q in v.made] == [other]
     writer.close()
@@ -275,24 +282,8 @@ def test_the_five_typed_at_the_terminal_key_f_becomes_the_sequence(capsys, tmp_p
     of a line of six; a five the placement could not make is refused in one line."""
     import io
 
-    from engine.observation import SpaceState
-    from engine.referee import Referee
     from seqboard.loop import Commands, read_keys
-    from seqboard.recorder import RecordWriter
-    from seqboard.session import Session
-    path = tmp_path / "g.jsonl"
-    writer = RecordWriter(path)
-    s = Session(Referee("classic", 2), recorder=writer)
-
-    def see(space, colour):
-        r = s.referee
-        return s.observe(r.expected().replace({LAYOUT.parse_space(space): SpaceState(colour)}))
-
-    for b, g in zip(["b2", "c2", "d2", "f2", "g2"], GREEN):
-        see(b, "B")
-        see(g, "G")
-    default = see("e2", "B").made[0].names()
-    other = ["c2", "d2", "e2", "f2", "g2"] if default[0] == "b2" else ["b2", "c2", "d2", "e2", "f2"]
+    s, writer, path, default, other = _line_of_six(tmp_path)
     commands, out = Commands(), io.StringIO()
     read_keys(lambda: s, commands, io.StringIO(f"f {other[0]}-{other[-1]}\nf a2-e2\nf\n"), out)
     commands.run_pending()
