@@ -108,6 +108,8 @@ def load_calibration(path: str | Path) -> Calibration:
     try:
         ref = Reference.from_json(_need(d, "reference", dict, name), rows * cols)
     except (KeyError, ValueError, TypeError, IndexError, OverflowError) as exc:
+        if str(exc).startswith("key 'reference."):
+            raise CalibrationError(f"{name}: {exc}") from None
         raise CalibrationError(f"{name}: key 'reference' is damaged ({exc})") from None
     from .classify import _BAND_I
     n = rows * cols

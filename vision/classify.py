@@ -163,17 +163,24 @@ class Reference:
 
     @classmethod
     def from_json(cls, d: dict, n: int) -> "Reference":
-        arrs = {k: np.asarray(d[k], np.float32)
-                for k in ("patch", "centre", "band_patch", "skin", "radial")}
+        arrs = {k: _colours(d[k], k) for k in ("patch", "centre", "band_patch", "skin", "radial")}
         if arrs["patch"].shape != (n, PATCH * PATCH * 3) or arrs["centre"].shape != (n, 3) \
                 or arrs["radial"].shape != (n, len(RINGS), 3):
             raise ValueError(f"references for {len(arrs['centre'])} spaces, the board has {n}")
         if "paper" in d:
-            paper = np.asarray(d["paper"], np.float32)
+            paper = _colours(d["paper"], "paper")
             if paper.shape != (n, 3):
                 raise ValueError(f"'paper' for {len(paper)} spaces, the board has {n}")
             arrs["paper"] = paper
         return cls(**arrs)
+
+
+def _colours(value, key: str) -> np.ndarray:
+    """A saved array of colour values, refused when a value is not a finite 8-bit-range number."""
+    arr = np.asarray(value, np.float64)
+    if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) or np.abs(arr).max(initial=0) > 1e6:
+        raise ValueError(f"key 'reference.{key}' holds a number that is not a colour value")
+    return arr.astype(np.float32)
 
 
 #: the most colour a white chip shows once the paper's light is divided out: the paper may be
