@@ -469,6 +469,10 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
             st, p = fs, float(probs[i, index[fs]])
         else:
             st = SpaceState.UNKNOWN
+        if st is SpaceState.UNKNOWN:
+            p = min(p, 0.5)
+        elif st is fs:
+            p = max(p, float(by_features[1][i]))     # both read it: the surer of the two
         states.append(st)
-        conf[i] = p if st is not SpaceState.UNKNOWN else min(p, 0.5)
+        conf[i] = p
     return states, conf, hand
