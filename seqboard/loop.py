@@ -46,7 +46,8 @@ class Commands:
             n += 1
 
 
-KEYS = {"u": ("undo", "undo the last move"),
+KEYS = {"u": ("undo", "undo the last move (remote play: ask the other board, or agree to its request)"),
+        "r": ("refuse_undo", "remote play: refuse the other board's request to undo"),
         "c": ("confirm", "confirm the warning (or the missed moves it offers)"),
         "t": ("take_board", "take the board as it stands (the game's board becomes what is seen)"),
         "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),

@@ -72,7 +72,8 @@ WS_MAX_SIZE = 65536            # a WebSocket message over this closes the socket
 QUEUE = 64                     # messages a slow browser may fall behind before it skips
 RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
 CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
-ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
+ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board",
+           "refuse_undo")
 #: fields an action may carry besides "action" (anything else is refused by name)
 ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}}
 OPEN_FILES = 8192              # soft RLIMIT_NOFILE asked for at start (the unit sets this)
