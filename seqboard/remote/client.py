@@ -102,7 +102,9 @@ class Link:
 
     def publish(self, t: str, payload: bytes, retain: bool = True, qos: int = 1) -> None:
         info = self.client.publish(t, payload, qos=qos, retain=retain)
-        self._sent = [i for i in self._sent if not i.is_published()][-1000:] + [info]
+        # (a publication made while the broker is away is said again on reconnection by the
+        # game itself; paho's record of it then raises on is_published: it is dropped here)
+        self._sent = [i for i in self._sent if not _done(i)][-1000:] + [info]
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until the broker has acknowledged what was published (QoS 1); False when it
@@ -115,9 +117,9 @@ class Link:
                 return False
             try:
                 info.wait_for_publish(left)
+                if not info.is_published():
+                    return False
             except (RuntimeError, ValueError):
-                return False
-            if not info.is_published():
                 return False
         self._sent = []
         return True
@@ -136,3 +138,11 @@ class Link:
             self.client.disconnect()
         finally:
             self.client.loop_stop()
+
+
+def _done(info) -> bool:
+    """Acknowledged by the broker, or failed for good (not connected when published)."""
+    try:
+        return info.is_published()
+    except (RuntimeError, ValueError):
+        return True
