@@ -47,7 +47,7 @@ def _tap(url: str, card: str) -> str:
 
 def _ready(a, b):
     import time
-    end = time.monotonic() + 30
+    end = time.monotonic() + 60
     while not (a.ready and b.ready and a.hands.get(0)):
         assert time.monotonic() < end
         a.step()

@@ -16,11 +16,11 @@ from seqboard.table import Table
 from .helpers import create_board, join_board, link, moves, replayed, run
 
 
-def _wait(people, cond, limit=10.0):
+def _wait(people, cond, limit=60.0):
     run(people, until=cond, limit=limit)
 
 
-def _until_ready(*boards, limit=10.0):
+def _until_ready(*boards, limit=60.0):
     """Let the boards talk (no person acts) until every seat is taken."""
     end = time.monotonic() + limit
     while not all(rg.ready for rg in boards) and time.monotonic() < end:
@@ -131,7 +131,7 @@ def test_duplicated_and_delayed_moves_are_applied_once_in_order(tmp_path, broker
     spy.subscribe(f"{P.game_topic(game)}/board/alpha/move/+")
     people = [Person(a, seed=1), Person(b, seed=2)]
     t0 = time.monotonic()
-    while not all(p.rg.session.ended for p in people) and time.monotonic() - t0 < 60:
+    while not all(p.rg.session.ended for p in people) and time.monotonic() - t0 < 120:
         for p in people:
             p.tick(time.monotonic())
         for t, p in spy.drain():           # the broker delivers every move once more
@@ -155,7 +155,7 @@ def test_broker_restarted_mid_game_nothing_lost_nothing_doubled(tmp_path, broker
             p.tick(100 + i)
         time.sleep(0.01)
     broker.start()
-    run(people, limit=90)
+    run(people, limit=120)
     assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
     assert a.link.connections >= 2 and b.link.connections >= 2
 

@@ -13,7 +13,7 @@ from seqboard.remote.sim import Person
 from .helpers import create_board, join_board, moves, replayed, run
 
 
-def _tick(people, until, limit=30.0, act=True):
+def _tick(people, until, limit=60.0, act=True):
     """Run the boards' loops (the people acting, or not) until ``until()``; event-driven
     with a generous limit, so that a loaded machine only makes it slower."""
     end = time.monotonic() + limit
@@ -50,7 +50,7 @@ def _undo_lines(rg):
 
 def _finish(people):
     a, b = people[0].rg, people[1].rg
-    run(people, limit=90)
+    run(people, limit=120)
     assert _undo_lines(a) == _undo_lines(b)
     ra, rb = replayed(a), replayed(b)
     assert ra.ok and rb.ok and ra.winner == rb.winner is not None
