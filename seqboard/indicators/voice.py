@@ -37,7 +37,7 @@ def speakable(text: str, lang: str | None = None) -> str:
     lang = lang or i18n.language()
     if lang != "en":
         text = i18n.cards_in_words(i18n.tr(text, lang), lang).replace(";", ",")
-        return re.sub(r"[()]", "", text)
+        return re.sub(r"\s+([,:])", r"\1", re.sub(r"[()]", "", text))
     text = CARD.sub(lambda m: f"{RANKS[m.group(1)]} of {SUITS[m.group(2)]}", text)
     text = re.sub(r"\((computer|other board)\) ", "", text).replace(";", ",")
     return re.sub(r"[()]", "", text)
