@@ -70,6 +70,7 @@ async function useLanguage(configured) {
   document.documentElement.lang = lang;
   document.body.dataset.language = lang;
   translatePage();
+  setStatus(null, null);
   if (state) render(state);
 }
 
@@ -394,10 +395,20 @@ function render(msg) {
 let lastSeq = null;
 let cameraStarted = false;
 
+let statusMsg = null;
+function setStatus(msgid, cls) {
+  const status = document.getElementById("status");
+  if (msgid) statusMsg = msgid;
+  if (cls) status.className = cls;
+  if (statusMsg) status.textContent = lookup(statusMsg);
+}
+// the words marked for the catalogs where they are used: setStatus("live") and friends
+void [_("live"), _("reconnecting\u2026")];
+
 function connect() {
   const status = document.getElementById("status");
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-  socket.onopen = () => { retry = 500; status.textContent = _("live"); status.className = "status on"; };
+  socket.onopen = () => { retry = 500; setStatus("live", "status on"); };
   socket.onmessage = (e) => {
     const msg = JSON.parse(e.data);
     learnWords(msg.words);
@@ -409,7 +420,7 @@ function connect() {
     if (msg.type === "state") render(msg);
   };
   socket.onclose = () => {
-    status.textContent = _("reconnecting\u2026"); status.className = "status off";
+    setStatus("reconnecting\u2026", "status off");
     setTimeout(connect, retry);          // the app restarted, or the network blinked
     retry = Math.min(retry * 2, 5000);
   };
