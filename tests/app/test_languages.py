@@ -256,3 +256,13 @@ def test_the_voice_speaks_czech_through_espeak_ng(tmp_path):
         with wave.open(str(path)) as w:
             assert w.getnframes() / w.getframerate() > 0.8
         assert rms(path) > 300, f"{path.name} is silence"
+
+
+def test_the_keys_help_in_the_language():
+    from seqboard.loop import Commands, read_keys
+    i18n.set_language("es")
+    out = io.StringIO()
+    read_keys(lambda: None, Commands(), io.StringIO("?\na\n"), out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("teclas: u deshacer la última jugada, c confirmar el aviso")
+    assert lines[1] == "no hay página en esta ejecución" or lines[1].startswith("dashboard")
