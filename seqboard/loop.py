@@ -49,7 +49,8 @@ class Commands:
 
 KEYS = {"u": ("undo", N_("undo the last move")),
         "c": ("confirm", N_("confirm the warning (or the missed moves it offers)")),
-        "t": ("take_board", N_("take the board as it stands (the game's board becomes what is seen)")),
+        "t": ("take_board",
+              N_("take the board as it stands (the game's board becomes what is seen)")),
         "d": ("toggle_dead", N_("show or hide the dead cards on the LEDs")),
         "l": ("lost_draw", N_("the last player's draw is lost")),
         "h": ("hint", N_("hints for the player to move: h and the cards held, e.g. h 5H 10D JS")),
@@ -71,8 +72,8 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
         name = key_action(line)
         if name is None:
             if line.strip():
-                print(_("keys: {keys}").format(keys=", ".join(f"{k} {_(d)}" for k, (_n, d) in KEYS.items())),
-                      file=out, flush=True)
+                keys = ", ".join(f"{k} {_(d)}" for k, (_n, d) in KEYS.items())
+                print(_("keys: {keys}").format(keys=keys), file=out, flush=True)
             continue
         if name == "address":
             from .indicators.terminal import NOTES

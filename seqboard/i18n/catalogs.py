@@ -41,7 +41,8 @@ def extract() -> dict[str, set[str]]:
     for py in sorted(PACKAGE.rglob("*.py")):
         if py.name in PY_SKIP or ".venv" in py.parts:
             continue
-        for _, msgid, _, _ in extract_from_file("python", str(py), keywords={"_": None, "N_": None}):
+        marks = {"_": None, "N_": None}
+        for _, msgid, _, _ in extract_from_file("python", str(py), keywords=marks):
             add(msgid if isinstance(msgid, str) else msgid[0], str(py.relative_to(PACKAGE)))
     for js in sorted(STATIC.glob("*.js")):
         for _, msgid, _, _ in extract_from_file("javascript", str(js), keywords={"_": None}):

@@ -109,7 +109,8 @@ class TerminalIndicator:
                 out.append(f"{WARN if self.colour else ''}{_('WARNING')}: {warning_text(view)}"
                            f"{RESET if self.colour else ''}")
             if view.get("source_problem"):
-                out.append(f"{WARN if self.colour else ''}{_('SENSING')}: {tr(view['source_problem'])}"
+                problem = tr(view["source_problem"])
+                out.append(f"{WARN if self.colour else ''}{_('SENSING')}: {problem}"
                            f"{RESET if self.colour else ''}")
             if view["proposal"]:
                 out.append(_("computer's move: {proposal}").format(

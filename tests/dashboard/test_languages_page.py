@@ -4,8 +4,6 @@ for this page. Checked in a real Chromium and at the protocol level."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -35,7 +33,8 @@ def test_the_catalogs_are_served_to_the_page(client):
     c, _ = client
     cs = c.get("/i18n/cs.json").json()
     assert cs["language"] == "cs" and cs["messages"]["Sequences"] == "Sekvence"
-    assert cs["messages"]["{team} places on {space} ({card})"] == "{team} kladou na {space} ({card})"
+    assert cs["messages"]["{team} places on {space} ({card})"] == \
+        "{team} kladou na {space} ({card})"
     assert c.get("/i18n/de-AT.json").json()["language"] == "de"
     r = c.get("/i18n/sv.json")
     assert r.status_code == 404 and "cs" in r.json()["error"]
