@@ -247,6 +247,8 @@ class Dashboard:
             "event": {"kind": kind, "text": text}, "stacks": game.view(), "log": game.log[-40:],
             # who sits where ("person" or the Pi's level): the page marks the Pi's seats
             "seats": list(self.stacks_seats),
+            "language": i18n.configured(),
+            "words": page_words(game.log[-40:] + [text, game.result or ""]),
         }, separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:

@@ -193,6 +193,8 @@ def tr(text: str, lang: str | None = None) -> str:
     lang = lang or _language
     if lang == "en" or not text:
         return text
+    if "\n" in text:
+        return "\n".join(tr(line, lang) for line in text.split("\n"))
     return render(parse(text), lang)
 
 
@@ -200,13 +202,18 @@ def tr(text: str, lang: str | None = None) -> str:
 SPACE = r"[a-z][0-9]{1,2}"
 #: the shape of each kind of parameter, by its name; any other name is a nested sentence
 KINDS = {
-    "team": "colour", "owner": "colour", "winner": "colour",
+    "team": "colour", "owner": "colour", "winner": "colour", "colour": "colour",
+    "digit": r"[1-5]", "b": r"[0-9]+", "r": r"[0-9]+", "seats": r"[0-9]+(?:, [0-9]+)*",
     "space": SPACE, "spaces": rf"{SPACE}(?:, {SPACE})*", "where": rf"{SPACE}|\?",
     "card": r"\S+", "symbol": r"\S+", "cards": r"\S+(?: \S+)*",
     "n": r"[0-9]+", "i": r"[0-9]+", "back": r"[0-9]+", "pct": r"[0-9]+", "need": r"[0-9]+",
     "seqs": rf"{SPACE}-{SPACE}(?:,? {SPACE}-{SPACE})*", "column": r"[a-z]",
     "name": r".+", "error": r".+", "raw": r".+", "port": r".+", "path": r".+",
 }
+#: parameters of a fixed shape that are words all the same (said in the language)
+SHAPED = {"card_name": r"(?:blue|red) (?:[1-5]|wild)|Skip|Reverse|Steal a Card|Steal a Chip|Block"
+                       r"|a hidden card",
+          "who": r"player [0-9]+"}
 #: parameters that hold lists of sentences, and what joins them (translated: ", then ")
 LISTS = {"todo": ", ", "steps": N_(", then "), "items": ", ", "problems": "; "}
 
@@ -222,6 +229,7 @@ def _compiled() -> list[tuple[str, re.Pattern, tuple[str, ...]]]:
             if field is None:
                 continue
             kind = KINDS.get(field.rstrip("0123456789"), "text")
+            kind = SHAPED.get(field.rstrip("0123456789"), kind)
             if kind == "colour":
                 kind = "blue|green|red"
             elif kind == "text":
@@ -238,7 +246,7 @@ def _param(name: str, value: str, depth: int) -> "str | Msg":
     kind = KINDS.get(name.rstrip("0123456789"), "text")
     if kind == "colour":
         return Msg(value)
-    if kind != "text":
+    if kind != "text" and name.rstrip("0123456789") not in SHAPED:
         return value
     joiner = LISTS.get(name.rstrip("0123456789"))
     if joiner and joiner in value:
@@ -260,6 +268,9 @@ def _parse(text: str, depth: int) -> Msg:
         if m is None:
             continue
         msg = Msg(template, tuple((n, _param(n, m.group(n), depth)) for n in names))
+        if not re.sub(r"\{[^}]*\}|[\W_]", "", template) and \
+                all(isinstance(v, Literal) for _n, v in msg.params):
+            continue        # "{a}: {b}" with nothing known inside: not ours (or said already)
         left = sum(len(x) for x in msg.leaves())
         if best is None or left < best_left:
             best, best_left = msg, left

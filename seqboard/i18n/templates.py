@@ -24,6 +24,11 @@ PLAIN = {
     N_("the board's sensing is back"), N_("connected"), N_("pass"),
     N_("waiting for the matrix board's full state"),
     N_("the winning sequence"), N_("a sequence"), N_("no card can be played"),
+    # SEQUENCE STACKS' cards (engine/stacks/cards.py)
+    N_("Skip"), N_("Reverse"), N_("Steal a Card"), N_("Steal a Chip"), N_("Block"),
+    N_("a hidden card"), N_("the cards of the SEQUENCES made"), N_("the out-of-play pile"),
+    N_("blocks"), N_("ends the turn"), N_("skips the next player"),
+    N_("reverses the direction of play"), N_("who plays Block? type BL <player>"),
 } | set(RULES.values())
 
 TEMPLATES = [
@@ -89,6 +94,56 @@ TEMPLATES = [
     N_("place {card} {space}"),
     N_("remove {card} {space}"),
     N_("dead {card}"),
+    # SEQUENCE STACKS (engine/stacks/game.py, seqboard/stacks_table.py)
+    N_("player {n}"),
+    N_("{colour} {digit}"),
+    N_("{colour} wild"),
+    N_("{what} ({n} cards) shuffled into a new deck"),
+    N_("{who} starts {colour} pile {n} with {card_name}"),
+    N_("{who} lays {card_name} on pile {n}"),
+    N_("{move}: the {colour} SEQUENCE is complete"),
+    N_("{move}; {who} played the whole hand and draws {n} more"),
+    N_("{who} takes a {colour} chip"),
+    N_("no {colour} chip is left for {who}"),
+    N_("{who} wins with {b} blue and {r} red chips"),
+    N_("{move}; {who} wins with {b} blue and {r} red chips"),
+    N_("{who} plays Block: {who2}'s {colour} SEQUENCE is discarded, nobody earns a chip"),
+    N_("{who} plays Skip: the next player is skipped"),
+    N_("{who} plays Reverse: with two players it skips the other"),
+    N_("{who} plays Reverse: play changes direction"),
+    N_("{who} plays Steal a Card and takes the {card_name} from the top of {who2}'s "
+       "discard pile"),
+    N_("{who} plays Steal a Card and takes a card from {who2}'s hand"),
+    N_("{who} plays Steal a Chip and takes a {colour} chip from {who2}"),
+    N_("{who} discards {card_name}"),
+    N_("{who} has no card to discard"),
+    N_("{move} and draws {n}"),
+    N_("{move}; {items} skipped"),
+    N_("drawn: nothing was laid, drawn or stolen for {n} rounds (deck and out-of-play "
+       "pile empty)"),
+    N_("{move}; drawn: nothing was laid, drawn or stolen for {n} rounds (deck and "
+       "out-of-play pile empty)"),
+    N_("Pi: {move}"),
+    N_("{who} (Pi)"),
+    N_("it is {who}'s turn: the Pi plays it"),
+    N_("Block? {seats} may play Block now (BL <player>); Enter for none"),
+    N_("Block? any player holding one may play Block now (BL <player>); Enter for none"),
+    N_("{move}  ({reason})"),
+    N_("GAME OVER: {result}"),
+    N_("REFUSED: {reason}"),
+    # the reasons of the STACKS computer players (engine/stacks/search.py)
+    N_("blocks the SEQUENCE that would win the game"),
+    N_("blocks the SEQUENCE"),
+    N_("keeps Block for a SEQUENCE that matters more"),
+    N_("blocks {who}'s {colour} SEQUENCE"),
+    N_("ends the turn discarding {card_name}"),
+    N_("completes a {colour} SEQUENCE for a chip"),
+    N_("{reason} from the discard pile"),
+    N_("starts a {colour} pile with {card_name}"),
+    N_("lays {card_name} on the {colour} pile {n}"),
+    N_("steals a {colour} chip from {who}"),
+    N_("steals a card from {who}'s discard pile"),
+    N_("steals a card from {who}'s hand"),
     # the sensing (seqboard/sources.py)
     N_("the matrix board is not answering ({raw}); reconnecting, nothing is judged "
        "until it is back"),

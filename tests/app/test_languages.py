@@ -268,3 +268,52 @@ def test_the_keys_help_in_the_language():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("teclas: u deshacer la última jugada, c confirmar el aviso")
     assert lines[1] == "no hay página en esta ejecución" or lines[1].startswith("dashboard")
+
+
+def test_every_message_the_page_script_marks_is_extracted():
+    """Babel's JavaScript extractor must see every _("...") of app.js (a miss would leave
+    the page in English without a catalog test failing)."""
+    import json
+    from pathlib import Path
+    js = (Path(catalogs.STATIC) / "app.js").read_text("utf-8")
+    marked = {json.loads(f'"{m}"') for m in re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', js)}
+    marked.discard("...")                              # the comment that explains _()
+    assert len(marked) > 30
+    assert marked - set(catalogs.extract()) == set()
+
+
+# --- SEQUENCE STACKS ----------------------------------------------------------------------------
+def _stacks_game(seed, seats):
+    import random
+
+    from engine.stacks import StacksGame
+    from seqboard.stacks_table import StacksTable
+    g = StacksGame(len(seats), rng=random.Random(seed))
+    out = io.StringIO()
+    t = StacksTable(g, seats, out, seed=seed)
+    t.run_computers(limit=5000)
+    return g, out.getvalue()
+
+
+def test_every_sentence_of_stacks_games_has_its_template():
+    seen = 0
+    for seed, seats in ((1, ["greedy", "greedy"]), (2, ["medium", "greedy", "easy"]),
+                        (3, ["random", "greedy", "random", "easy"])):
+        g, out = _stacks_game(seed, seats)
+        assert g.over
+        # the table's own lines (piles, tops, chips, to play) are translated where written
+        lines = [ln for ln in out.splitlines()
+                 if not re.match(r"(piles|discard tops|chips|to play): ", ln)]
+        seen += len(lines)
+        assert _uncovered(lines + g.log) == []
+    assert seen > 100
+
+
+def test_stacks_at_the_terminal_in_french():
+    i18n.set_language("fr")
+    g, out = _stacks_game(2, ["greedy", "medium", "easy"])
+    assert "Pi : joueur 1 joue Passer un tour : le joueur suivant passe son tour" in out
+    assert re.search(r"^à jouer : joueur \d \(Pi\)$", out, re.M)
+    assert re.search(r"^PARTIE TERMINÉE : joueur \d gagne avec \d jetons bleus et \d rouges$",
+                     out, re.M)
+    assert " plays " not in out and "GAME OVER" not in out

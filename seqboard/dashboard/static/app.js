@@ -240,23 +240,26 @@ function renderStacks(msg) {
   // STACKS is played by typing at the Pi: the page only watches, so no PIN box
   show("login", false);
   document.getElementById("title").textContent = "\u2014 SEQUENCE STACKS";
-  document.getElementById("stacks-turn").textContent = v.over ? "Game over: " + v.result
-    : `player ${v.current + 1} to play (${v.direction})` +
-      (v.pending ? ` \u2014 a ${v.pending.colour === "R" ? "red" : "blue"} SEQUENCE waits for its chip: Block?` : "");
+  const rb = (c) => lookup(c === "R" ? "red" : "blue");
+  document.getElementById("stacks-turn").textContent = v.over ? fmt(_("Game over: {result}"), { result: T(v.result) })
+    : fmt(_("player {n} to play ({direction})"), { n: v.current + 1, direction: lookup(v.direction) }) +
+      (v.pending ? " \u2014 " + fmt(_("a {colour} SEQUENCE waits for its chip: Block?"), { colour: rb(v.pending.colour) }) : "");
   const piles = document.getElementById("piles");
   piles.innerHTML = "";
   v.piles.forEach((p, i) => {
     const d = document.createElement("div");
     d.className = "pile " + p.colour;
     d.setAttribute("data-pile", i + 1);
-    d.innerHTML = `<div>pile ${i + 1}: ${p.colour === "R" ? "red" : "blue"}</div>`;
+    const head = document.createElement("div");
+    head.textContent = fmt(_("pile {n}: {colour}"), { n: i + 1, colour: rb(p.colour) });
+    d.appendChild(head);
     const c = document.createElement("div");
     c.className = "cards";
     c.textContent = p.cards.map((x) => x[1] === "W" ? "*" : x[1]).join(" ");
     d.appendChild(c);
     piles.appendChild(d);
   });
-  if (!v.piles.length) piles.textContent = "no pile yet";
+  if (!v.piles.length) piles.textContent = _("no pile yet");
   const body = document.querySelector("#stacks-players tbody");
   body.innerHTML = "";
   for (let p = 0; p < v.players; p++) {
@@ -265,16 +268,20 @@ function renderStacks(msg) {
     tr.className = (p === v.current && !v.over ? "current" : "") + (pi ? " pi" : "");
     if (pi) tr.dataset.pi = msg.seats[p];
     const ch = v.chips[p];
-    tr.innerHTML = `<td>player ${p + 1}${pi ? ` <span class="pi-seat">the Pi (${msg.seats[p]})</span>` : ""}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
+    const player = fmt(_("player {n}"), { n: p + 1 });
+    const seat = pi ? fmt(_("the Pi ({level})"), { level: msg.seats[p] }) : "";
+    const chips = fmt(_("{b} blue (B), {r} red (R)"), { b: ch.B, r: ch.R });
+    tr.innerHTML = `<td>${player}${pi ? ` <span class="pi-seat">${seat}</span>` : ""}</td>` +
+                   `<td data-chips="${ch.B},${ch.R}">${chips}</td>` +
                    `<td>${v.discard_tops[p] || "\u2013"}</td><td>${v.hand_sizes[p]}</td>`;
     body.appendChild(tr);
   }
-  document.getElementById("stacks-counts").textContent = `deck ${v.deck}, out of play ${v.out_of_play}`;
+  document.getElementById("stacks-counts").textContent = fmt(_("deck {deck}, out of play {out}"), { deck: v.deck, out: v.out_of_play });
   const log = document.getElementById("stacks-log");
   log.innerHTML = "";
   for (const line of (msg.log || []).slice().reverse()) {
     const li = document.createElement("li");
-    li.textContent = line;
+    li.textContent = T(line);
     log.appendChild(li);
   }
 }
@@ -403,7 +410,7 @@ function setStatus(msgid, cls) {
   if (statusMsg) status.textContent = lookup(statusMsg);
 }
 // the words marked for the catalogs where they are used: setStatus("live") and friends
-void [_("live"), _("reconnecting\u2026")];
+void [_("live"), _("reconnecting\u2026"), _("clockwise"), _("counterclockwise")];
 
 function connect() {
   const status = document.getElementById("status");
