@@ -32,8 +32,8 @@ SPOKEN = ("verdict", "warning", "proposal", "game_over", "undo", "dead_card")
 
 def speakable(text: str, lang: str | None = None) -> str:
     """Words a listener follows, in the language set (seqboard.i18n): card codes as names
-    (``JC`` -> ``jack of clubs``, ``Kreuz Bube``), no "(computer)" aside, no punctuation
-    read aloud."""
+    (``JC`` -> ``jack of clubs``, ``Kreuz Bube``), no punctuation read aloud; in English
+    without the "(computer)" aside (other languages say it, as a word of the sentence)."""
     lang = lang or i18n.language()
     if lang != "en":
         text = i18n.cards_in_words(i18n.tr(text, lang), lang).replace(";", ",")
