@@ -123,3 +123,33 @@ def test_ui_language_chooses_for_every_viewer_and_lang_for_one_page(browser, liv
         one.context.close()
     finally:
         i18n.set_language(None)
+
+
+def test_the_stacks_page_in_dutch(browser, tmp_path):
+    import io
+    import random
+
+    from engine.stacks import StacksGame
+    from seqboard.stacks_table import StacksTable
+
+    i18n.set_language("nl")                     # ui.language = "nl"
+    dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
+    dash.stacks_seats = ["person", "greedy"]
+    url = dash.start()
+    g = StacksGame(2, rng=random.Random(1), known=True)
+    table = StacksTable(g, dash.stacks_seats, io.StringIO(), listeners=[dash.stacks])
+    table.handle("x " + sorted(g.hands[0])[0])      # player 1 discards: a line in the log
+    table.run_computers()
+    pg = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        pg.goto(url)
+        expect(pg.locator("body")).to_have_attribute("data-language", "nl")
+        expect(pg.locator("#stacks-players th").first).to_have_text("speler")
+        expect(pg.locator("#stacks-players tbody tr").nth(1).locator(".pi-seat")) \
+            .to_have_text("de Pi (greedy)")
+        expect(pg.locator("#stacks-turn")).to_contain_text("is aan de beurt (met de klok mee)")
+        expect(pg.locator("#stacks-log li").last).to_contain_text("speler 1 legt ")
+    finally:
+        pg.close()
+        dash.stop()
+        i18n.set_language(None)
