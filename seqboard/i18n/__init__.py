@@ -208,14 +208,15 @@ KINDS = {
     "card": r"\S+", "symbol": r"\S+", "cards": r"\S+(?: \S+)*",
     "n": r"[0-9]+", "i": r"[0-9]+", "back": r"[0-9]+", "pct": r"[0-9]+", "need": r"[0-9]+",
     "seqs": rf"{SPACE}-{SPACE}(?:,? {SPACE}-{SPACE})*", "column": r"[a-z]",
-    "name": r".+", "error": r".+", "raw": r".+", "port": r".+", "path": r".+",
+    "board": r"[A-Za-z0-9_-]+", "name": r".+", "error": r".+", "raw": r".+", "port": r".+", "path": r".+",
 }
 #: parameters of a fixed shape that are words all the same (said in the language)
 SHAPED = {"card_name": r"(?:blue|red) (?:[1-5]|wild)|Skip|Reverse|Steal a Card|Steal a Chip|Block"
                        r"|a hidden card",
           "who": r"player [0-9]+"}
 #: parameters that hold lists of sentences, and what joins them (translated: ", then ")
-LISTS = {"todo": ", ", "steps": N_(", then "), "items": ", ", "problems": "; "}
+LISTS = {"todo": ", ", "steps": N_(", then "), "items": ", ", "problems": "; ",
+         "states": N_(" and ")}
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,6 +29,9 @@ PLAIN = {
     N_("a hidden card"), N_("the cards of the SEQUENCES made"), N_("the out-of-play pile"),
     N_("blocks"), N_("ends the turn"), N_("skips the next player"),
     N_("reverses the direction of play"), N_("who plays Block? type BL <player>"),
+    # the sensing and remote play
+    N_("empty"), N_("white"), N_("unknown"),
+    N_("waiting for the other board to join: take the chip back"),
 } | set(RULES.values())
 
 TEMPLATES = [
@@ -148,6 +151,12 @@ TEMPLATES = [
     N_("the matrix board is not answering ({raw}); reconnecting, nothing is judged "
        "until it is back"),
     N_("the matrix board reports: {raw}"),
+    N_("{space} keeps changing between {states}: check the light there"),
+    # remote play (seqboard/remote/game.py): a seat is "<board> (<colour>)"
+    N_("{board} ({team})"),
+    N_("{seat}'s cards have not arrived yet: take the chip back"),
+    N_("{seat} holds no card to place at {space} (hand: {cards}): take the chip back"),
+    N_("{seat} holds no card to remove at {space} (hand: {cards}): take the chip back"),
     # the reasons of the computer's moves and hints (engine/search.py)
     N_("trades the dead {card}"),
     N_("removes {owner}'s chip on {space} to break their four {along}"),

@@ -317,3 +317,14 @@ def test_stacks_at_the_terminal_in_french():
     assert re.search(r"^PARTIE TERMINÉE : joueur \d gagne avec \d jetons bleus et \d rouges$",
                      out, re.M)
     assert " plays " not in out and "GAME OVER" not in out
+
+
+def test_the_sensings_and_remote_plays_sentences_too():
+    assert i18n.tr("e5 keeps changing between empty and blue: check the light there", "de") == \
+        "e5 wechselt ständig zwischen leer und Blau: dort das Licht prüfen"
+    assert i18n.tr("bob-1 (blue) holds no card to place at c4 (hand: 5H TD): take the chip back",
+                   "it") == ("bob-1 (blu) non ha carte per piazzare su c4 (mano: 5H TD): "
+                             "riprendi il segnalino")
+    assert i18n.tr("the matrix board is not answering (closed); reconnecting, nothing is judged "
+                   "until it is back", "nl") == ("het matrixbord antwoordt niet (closed); opnieuw "
+                                                 "verbinden, niets wordt beoordeeld tot het terug is")

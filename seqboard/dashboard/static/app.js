@@ -288,16 +288,17 @@ function renderStacks(msg) {
 
 function renderCalibration(msg) {
   show("board-box", false); show("side", false); show("calibrate-box", true);
-  document.getElementById("title").textContent = "\u2014 calibration";
+  document.getElementById("title").textContent = "\u2014 " + _("calibration");
   const c = msg.calibration || {};
   const m = document.getElementById("cal-msg");
   if (c.step === "capture") {
-    m.textContent = c.ok ? `Board found (${c.method}). Check the picture, then save.` : "Cannot calibrate: " + c.problem;
+    m.textContent = c.ok ? fmt(_("Board found ({method}). Check the picture, then save."), { method: c.method })
+      : fmt(_("Cannot calibrate: {problem}"), { problem: c.problem });
     const img = document.getElementById("cal-picture");
     img.hidden = !c.ok;
     if (c.ok) img.src = "/calibration.jpg?t=" + msg.seq;
   } else if (c.step === "save") {
-    m.textContent = c.ok ? "Saved " + c.path : "Not saved: " + c.problem;
+    m.textContent = c.ok ? fmt(_("Saved {path}"), { path: c.path }) : fmt(_("Not saved: {problem}"), { problem: c.problem });
   }
   const w = document.getElementById("cal-warnings");
   w.innerHTML = "";
@@ -482,7 +483,7 @@ document.getElementById("hint-form").addEventListener("submit", async (e) => {
 
 for (const step of ["capture", "save"]) {
   document.getElementById("cal-" + step).addEventListener("click", async () => {
-    document.getElementById("cal-msg").textContent = step === "capture" ? "capturing\u2026" : "saving\u2026";
+    document.getElementById("cal-msg").textContent = step === "capture" ? _("capturing\u2026") : _("saving\u2026");
     const [ok, data] = await post("/api/calibrate/" + step, {});
     if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
   });
