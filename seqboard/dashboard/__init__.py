@@ -206,7 +206,8 @@ class Dashboard:
         self.app = _Shield(self._build())
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
-                                      "sent": time.time(), "calibration": {"step": "ready"}})
+                                      "sent": time.time(), "calibration": {"step": "ready"},
+                                      "language": i18n.configured()})
 
     # --- the indicator side (main loop's thread) -------------------------------------------
     def attach(self, session) -> None:
@@ -526,7 +527,8 @@ class Dashboard:
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
             dash._seq += 1
             dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                      "sent": time.time(), "calibration": {"step": step, **result}}))
+                                      "sent": time.time(), "calibration": {"step": step, **result},
+                                      "language": i18n.configured()}))
             return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
         async def calibration_picture(request: Request):
