@@ -102,6 +102,12 @@ def update() -> list[Path]:
     """Write seqboard.pot and bring every language's .po up to it (new messages empty)."""
     tmpl = template_catalog()
     written = [LOCALE_DIR / f"{DOMAIN}.pot"]
+    if written[0].exists():
+        from babel.messages.pofile import read_po
+        with open(written[0], "rb") as f:
+            old = read_po(f)
+        if {m.id for m in old if m.id} == {m.id for m in tmpl if m.id}:
+            tmpl.creation_date = old.creation_date      # nothing new: no change to commit
     write(tmpl, written[0])
     for lang in LANGUAGES:
         if lang == "en":
