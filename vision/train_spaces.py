@@ -37,6 +37,7 @@ def _scene(args) -> dict:
     cv2.setNumThreads(1)
     from engine.game import builtin_layout
     from engine.observation import Observation
+
     from .classify import Reference, features
     from .locate import straighten
     from .looks import draw_look, look_conditions
@@ -109,7 +110,7 @@ def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progr
 
 
 def _net():
-    import torch.nn as nn
+    from torch import nn
 
     def block(a, b, stride=1):
         return [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b),
@@ -126,7 +127,6 @@ def train(data: dict, seed: int, epochs: int, progress):
     import torch.nn.functional as F
     torch.manual_seed(seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    n = len(data["y"])
     x = space_inputs_from_data(data)
     y = torch.from_numpy(data["y"])
     # a few scenes kept aside to say how training goes (tuned looks: not the held-out figure)
@@ -245,7 +245,7 @@ def main(argv=None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     data = make_data(args.seed, args.scenes, args.frames, args.jobs, args.cache, progress)
-    progress(f"classes: " + ", ".join(f"{CLASSES[i].name.lower()} {c}" for i, c in
+    progress("classes: " + ", ".join(f"{CLASSES[i].name.lower()} {c}" for i, c in
                                       enumerate(np.bincount(data['y'], minlength=len(CLASSES)))))
     model = train(data, args.seed, args.epochs, progress)
     export(model, args.out)
