@@ -12,6 +12,8 @@ space that differs from the game and is doubtful:
   of a sequence flipped to show the five chosen, or the five the placement just seen
   shows: a white chip anywhere else is an empty space misread in dim light or a shadow's
   band, never a verdict);
+- it is a chip of a colour no team of this game plays (red in a blue-green game: the
+  print of a red card misread);
 - it touches (side or corner) a space already doubtful for one of these reasons, and also
   differs from the game: the rest of a shadow's band, the far edge of an arm.
 
@@ -46,7 +48,8 @@ class Screened:
 
     observation: Observation
     waiting: tuple[int, ...] = ()
-    #: why each space waits: "doubtful", "white" (off any sequence) or "beside" (a doubtful one)
+    #: why each space waits: "doubtful", "white" (off any sequence), "colour" (no team's)
+    #: or "beside" (a doubtful one)
     why: tuple[tuple[int, str], ...] = ()
 
 
@@ -77,6 +80,10 @@ def screen(referee, obs: Observation, doubt: float = DOUBT) -> Screened:
     if not diff:
         return Screened(obs)
     why: dict[int, str] = {i: "doubtful" for i in diff if obs.confidence[i] < doubt}
+    for i in diff:
+        st = obs.states[i]
+        if i not in why and st.is_colour and st.value not in referee.colours:
+            why[i] = "colour"
     whites = [i for i in diff if obs.states[i] is SpaceState.WHITE and i not in why]
     if whites and not _whites_explained(referee, _unknown(obs, why)):
         why.update({i: "white" for i in whites})

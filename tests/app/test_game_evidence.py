@@ -124,3 +124,12 @@ def test_a_sensor_matrix_reading_is_never_doubted():
     ref = Referee("classic", 2)
     obs = _seen(ref, {"b2": ("B", 1.0), "c3": ("G", 1.0)})
     assert screen(ref, obs).observation is obs
+
+
+def test_a_chip_of_a_colour_no_team_plays_waits(tmp_path):
+    """Red in a blue-green game: the print of a red card misread, never a verdict."""
+    s, ref, path, events = _session(tmp_path)
+    v = s.observe(_seen(ref, {"j4": ("R", 0.9), "f3": ("B", 0.9)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["f3"]
+    assert _names(ref, s.waiting) == ["j4"] and s.warning is None
+    _replays(path, ref)
