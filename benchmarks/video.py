@@ -8,6 +8,15 @@ anything, or a person's shadow across the board. In some games a move is HIDDEN:
 that placed it never leaves the board until the next move is placed, so the board is
 never seen still between the two (the referee must catch it up).
 
+Each game is filmed in a LOOK drawn from the held-out families of ``vision/looks.py``
+(``--looks heldout``, the default: card art never tuned on, and half the time held-out
+boards, chips, tables, hands, light and cameras; every other game's hands are a held-out
+hand family, grey sleeves or fingers holding a chip, often motion-blurred), with the arm's
+own shadow and a person's shadow as the look draws them, and now and then a shadow cast by
+someone out of the picture (``vision.looks.cast_shadow``: head and shoulders or an arm's
+band, soft or hard) for up to five seconds. ``--looks plain`` films the project's own look
+as before.
+
 Every game is written as a folder of JPEG frames, the camera is calibrated on the empty
 board (``vision.calibration``), and ``seqboard referee`` judges the folder (``--speed 0``:
 as fast as the machine goes; the verdicts do not depend on it). The record is replayed
@@ -19,11 +28,15 @@ and its moves compared with the true game's:
 - ``video_games_recovered``: games with a hidden move whose record ends with the true game
   (want: all of ``video_games_with_hidden_moves``)
 - ``video_warnings``: warnings the referee raised (every move here is legal: want 0)
+- ``video_games_heldout_looks``: games filmed in a look with a held-out family
+- ``video_calibrations_refused``: games whose empty board the calibration refused (nothing
+  refereed: all their moves count as missed)
 
     python benchmarks/video.py                # 10 games, a table
     python benchmarks/video.py --json         # one flat JSON object
     python benchmarks/video.py --quick        # one short game (what the test suite runs)
     python benchmarks/video.py --keep DIR     # keep the frames, records and configs in DIR
+    python benchmarks/video.py --looks plain  # the project's own look (the old films)
 
 Progress goes to stderr.
 """
