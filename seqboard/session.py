@@ -278,7 +278,7 @@ class Session:
             move = r.moves[-1][1]
             self._write_group([entry, move_entry(len(r.moves), v.player, move, cols,
                                                  via="observation", made=v.made)])
-            self._log_line(v.kind, f"{v.message} ({card or 'card unread'})",
+            self._log_line(v.kind, f"{v.message}: {card or 'a card unread'} laid",
                            spaces=list(v.spaces), team=v.team)
             self._emit(Event("verdict", v, v.message, v.spaces, data))
             if r.over:
@@ -523,6 +523,24 @@ class Session:
         text = f"{COLOUR_NAMES[r.colours[r.team]]} trades the dead card {card or '(unnamed)'}"
         self._log_line("dead_card", text)
         self._emit(Event("dead_card", None, text, data={"card": card, "player": r.current}))
+
+    def parse_card(self, word: str) -> str:
+        """One card typed or tapped (``5h``, ``10d``, ``add``, a picture name), checked
+        against the edition's deck; EngineError names it when it is not one."""
+        from engine.cards import CardError, parse_card
+        from engine.errors import EngineError
+        ed = self.referee.edition
+        if not self.referee.judge_cards:
+            raise EngineError("this game does not judge chips with the card laid "
+                              "(game.judge_cards = true in the configuration)")
+        deck = set(ed.deck())
+        card = word.upper() if word.upper() in deck else word
+        if card not in deck:
+            try:
+                card = parse_card(word)
+            except CardError:
+                raise EngineError(f"{word!r} is not a card of {ed.title}") from None
+        return card
 
     def parse_hand(self, words: list[str]) -> list[str]:
         """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),
