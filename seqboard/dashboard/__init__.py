@@ -74,7 +74,7 @@ RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
 CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
 ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
 #: fields an action may carry besides "action" (anything else is refused by name)
-ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}}
+ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "card": {"card": 40}}
 OPEN_FILES = 8192              # soft RLIMIT_NOFILE asked for at start (the unit sets this)
 MAX_CONNECTIONS = 4096         # HTTP connections held at once (fewer when files are short)
 MAX_WEBSOCKETS = 256
@@ -417,7 +417,7 @@ class Dashboard:
             if not isinstance(name, str):
                 return error(400, "action: missing" if name is None else
                              f"action: must be a text like \"undo\", not {_kind(name)}")
-            known = name == "hint" or name in ACTIONS or name in dash.extra_actions
+            known = name in ("hint", "card") or name in ACTIONS or name in dash.extra_actions
             if not known:
                 return error(400, f"unknown action {name[:40]!r}")
             bad = fields(data, {"action": 40, **ACTION_FIELDS.get(name, {})})
@@ -427,6 +427,18 @@ class Dashboard:
                 if dash.session is None or dash.commands is None:
                     return error(409, "hint is not available now")
                 return await hint(data)
+            if name == "card":
+                # the card the player to move laid, tapped on the page (docs/cards.md)
+                from engine.errors import EngineError
+                s = dash.session
+                if s is None or dash.commands is None:
+                    return error(409, "card is not available now")
+                try:
+                    card = s.parse_card(str(data.get("card") or "").strip() or "(none)")
+                except EngineError as exc:
+                    return error(400, f"card: {exc}")
+                dash.commands.call(lambda: s.lay_card(card, None, via="page"))
+                return JSONResponse({"ok": True, "action": name, "card": card})
             fn = dash._action(name) if dash.commands is not None else None
             if fn is None:
                 return error(409, f"{name} is not available now")

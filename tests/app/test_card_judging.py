@@ -86,3 +86,20 @@ def test_the_next_players_card_before_an_unread_one_is_given_judges_without_card
     assert len(r.moves) == 1 and r.moves[0][1].card is None and r.card_laid == "3D"
     s.recorder.close()
     assert replay(parse_record(path.read_text())).ok
+
+
+def test_a_card_typed_at_the_terminal_with_k(tmp_path):
+    import io
+
+    from seqboard.loop import Commands, read_keys
+    s, path, _ = make(tmp_path)
+    r = s.referee
+    commands, out = Commands(), io.StringIO()
+    right = name_of(s, "TD")
+    read_keys(lambda: s, commands, io.StringIO("k 10d\nk\nk zz\n"), out)
+    commands.run_pending()
+    assert r.card_laid == "TD"
+    assert "card: name one card, e.g. k 5h" in out.getvalue()
+    assert "card: 'zz' is not a card of" in out.getvalue()
+    s.observe(put(s, right))
+    assert r.moves[-1][1].card == "TD"
