@@ -125,7 +125,22 @@ class MatrixSource:
                     f"{lay.rows} x {lay.cols} board; the game waits")
         return None
 
+    def _cards(self) -> None:
+        """Cards the board's optional NFC card reader read (reader k stands before seat k):
+        each laid for the session to judge its chip with (docs/cards.md)."""
+        take = getattr(self.link, "take_cards", None)
+        if take is None:
+            return
+        from engine.errors import EngineError
+        s = self.session
+        for reader, code in take():
+            try:
+                s.lay_card(s.parse_card(code), reader, via="nfc")
+            except EngineError as exc:
+                s._log_line("info", f"the card reader {reader + 1} sent {code!r}: {exc}")
+
     def poll(self, now: float) -> Observation | None:
+        self._cards()
         snap = self.link.latest_snapshot()
         problem = self._report_link(snap)
         if snap is None or problem is not None:
