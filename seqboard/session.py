@@ -720,6 +720,10 @@ class Session:
             "hints": self.hints if self.hints_at == len(r.moves) else [],
             "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
             "confirm_catch_up": self.pending_catchup is not None,
+            # judging with cards (docs/cards.md): the card laid and not yet matched by a
+            # chip ("?": seen, unread), what waits, and a seat whose card must be typed
+            "judge_cards": r.judge_cards, "card_laid": r.card_laid,
+            "waiting": self.waiting_text, "unread_card_seat": self.unread_card,
         }
 
 
