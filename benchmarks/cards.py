@@ -193,7 +193,9 @@ def main(argv=None) -> int:
     if args.games is not None and args.games < 0 or args.wrong_every < 1:
         p.error("--games must be 0 or more and --wrong-every 1 or more")
     cv2.setNumThreads(1)
-    n = args.views or (60 if args.quick else 2000)
+    n = args.views if args.views is not None else (60 if args.quick else 2000)
+    if n < 1:
+        p.error("--views must be 1 or more")
     rng = np.random.default_rng(args.seed)
     right = wrong = unknown = 0
     clear = [0, 0, 0]
