@@ -262,8 +262,12 @@ class CameraSource:
         self.last_stamp = {"t": round(t, 3), "frame": int(frame_no)}
         if self.piles is not None and self.session is not None \
                 and self.session.referee.judge_cards:
+            from engine.errors import EngineError
             for seat, code in self.piles.update(frame):
-                self.session.lay_card(code, seat, via="camera")
+                try:
+                    self.session.lay_card(code, seat, via="camera")
+                except EngineError as exc:     # a card read that is not of this edition
+                    self.session._log_line("info", f"seat {seat + 1}'s pile: {exc}")
         reading = self.reader.read(frame)
         self.last_frame, self.last_reading = frame, reading
         obs = self.stabiliser.update(reading, t, names=self.reader.layout.space_name)
