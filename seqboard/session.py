@@ -233,7 +233,6 @@ class Session:
         when the next player's card comes first, as without cards: never a violation of a
         card nobody read)."""
         r = self.referee
-        cols = r.layout.cols
         if card is None and via == "camera":
             who = r.current if seat is None else seat
             self.unread_card = who

@@ -6,7 +6,6 @@ import pytest
 
 from engine.errors import EngineError
 from engine.observation import SpaceState
-from engine.record import parse_record, replay
 from engine.referee import Referee
 
 
@@ -94,7 +93,7 @@ def test_a_one_eyed_jack_removes_and_never_places(jack):
     assert v.kind == "violation" and "it removes a chip" in v.message
     assert r.observe(r.expected()).kind == "no_change"
     v = r.observe(off(r, sp))
-    assert v.kind == "removal" and r.moves[-1][1] .card == jack
+    assert v.kind == "removal" and r.moves[-1][1].card == jack
 
 
 def test_a_card_seen_but_unreadable_never_makes_a_violation():
