@@ -103,3 +103,27 @@ def test_a_card_typed_at_the_terminal_with_k(tmp_path):
     assert "card: 'zz' is not a card of" in out.getvalue()
     s.observe(put(s, right))
     assert r.moves[-1][1].card == "TD"
+
+
+def test_a_dead_card_trade_seen_on_the_pile_is_recorded_and_replayed_and_a_forged_one_refused(
+        tmp_path):
+    s, path, _ = make(tmp_path)
+    r = s.referee
+    a, b = r.layout.spaces_of["6S"]
+    for sp, seat, card in ((a, 0, "6S"), (b, 1, "6S")):
+        s.lay_card(card, seat)
+        s.observe(r.expected().replace({sp: SpaceState(r.colours[r.team])}))
+    s.lay_card("6S", 0)                   # dead now: both 6S spaces taken; traded
+    v = s.lay_card("9H", 0)
+    assert v.kind == "waiting" and r.dead_traded and "dead card 6S traded" in v.message
+    s.observe(put(s, name_of(s, "9H")))
+    assert r.moves[-1][1].card == "9H"
+    s.recorder.close()
+    text = path.read_text()
+    result = replay(parse_record(text))
+    assert result.ok, result.refusal
+    assert [m.action for _, m in result.moves] == ["place", "place", "dead", "place"]
+    # the record says a card was laid that the rules judge otherwise: refused with its line
+    forged = text.replace('"card":"9H","via":"camera"', '"card":"9D","via":"camera"', 1)
+    bad = replay(parse_record(forged))
+    assert not bad.ok and "rules say" in bad.refusal
