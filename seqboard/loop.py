@@ -56,7 +56,9 @@ KEYS = {"u": ("undo", N_("undo the last move")),
         "h": ("hint", N_("hints for the player to move: h and the cards held, e.g. h 5H 10D JS")),
         "f": ("five", N_("name the five of the sequence just made on a longer line, e.g. f c4-g4")),
         "k": ("card", N_("the card the player to move laid (judging with cards), e.g. k 5h")),
-        "a": ("address", N_("show the dashboard's address and PIN again"))}
+        "a": ("address", N_("show the dashboard's address and PIN again")),
+        # remote play: u asks the other board for the undo, or agrees to its request
+        "r": ("refuse_undo", N_("remote play: refuse the other board's request to undo"))}
 
 
 def key_action(line: str) -> str | None:
