@@ -191,8 +191,8 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, settle_grid,
-                        twin_mean)
+    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, search_corners,
+                        settle_grid, twin_mean)
     problem: BoardNotFound | None = None
     tried: list[np.ndarray] = []
 
@@ -209,6 +209,19 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
         if not pairs_tell_turn(layout):
             grid = orient(frame, grid, layout, layout_template(layout))
         verdict = check_grid(frame, grid, layout, chips)
+        if not verdict.ok and pairs_tell_turn(layout):
+            # a corner or two a space off (the edge broken by glare near a corner): each
+            # corner searched a space round, then the usual steps; from the quadrilateral
+            # as found (in its four turns: with corners off, the pairs cannot tell the turn
+            # before the search) and as settled
+            turns = sorted((np.roll(np.float32(quad), -k, axis=0) for k in range(4)),
+                           key=lambda c: -twin_mean(frame, c, layout))
+            for start in (*turns, grid):
+                wide = refine_grid(frame, search_corners(frame, start, layout), layout)
+                second = check_grid(frame, wide, layout, chips)
+                if second.ok:
+                    grid, verdict = wide, second
+                    break
         if verdict.ok:
             # finer steps, for the last fraction of a space
             finer = refine_grid(frame, grid, layout, steps=(0.12, 0.06, 0.03), passes=8)
