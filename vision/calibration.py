@@ -194,33 +194,35 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
     from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, search_corners,
                         settle_grid, twin_mean)
     problem: BoardNotFound | None = None
-    tried: list[np.ndarray] = []
+    settled: dict[int, np.ndarray] = {}
 
-    def attempt(quad: np.ndarray, as_found: bool = False):
+    def attempt(k: int, quad: np.ndarray, as_found: bool = False, wide: bool = False):
         nonlocal problem
-        tried.append(quad)
-        if as_found and pairs_tell_turn(layout):
+        if as_found and not wide and pairs_tell_turn(layout):
             # the outline finder's corners are precise when right: confirmed as they are,
             # they are kept
             turned = best_turn(frame, quad, layout)
             if check_grid(frame, turned, layout, chips).ok:
                 return turned
-        grid = settle_grid(frame, quad, layout)
-        if not pairs_tell_turn(layout):
-            grid = orient(frame, grid, layout, layout_template(layout))
-        verdict = check_grid(frame, grid, layout, chips)
-        if not verdict.ok and pairs_tell_turn(layout):
+        if not wide:
+            grid = settle_grid(frame, quad, layout)
+            if not pairs_tell_turn(layout):
+                grid = orient(frame, grid, layout, layout_template(layout))
+            settled[k] = grid
+            verdict = check_grid(frame, grid, layout, chips)
+        else:
             # a corner or two a space off (the edge broken by glare near a corner): each
             # corner searched a space round, then the usual steps; from the quadrilateral
             # as found (in its four turns: with corners off, the pairs cannot tell the turn
             # before the search) and as settled
-            turns = sorted((np.roll(np.float32(quad), -k, axis=0) for k in range(4)),
+            grid, verdict = settled[k], None
+            turns = sorted((np.roll(np.float32(quad), -t, axis=0) for t in range(4)),
                            key=lambda c: -twin_mean(frame, c, layout))
-            for start in (*turns, grid):
-                wide = refine_grid(frame, search_corners(frame, start, layout), layout)
-                second = check_grid(frame, wide, layout, chips)
-                if second.ok:
-                    grid, verdict = wide, second
+            for start in (*turns, settled[k]):
+                wider = refine_grid(frame, search_corners(frame, start, layout), layout)
+                verdict = check_grid(frame, wider, layout, chips)
+                if verdict.ok:
+                    grid = wider
                     break
         if verdict.ok:
             # finer steps, for the last fraction of a space
@@ -230,22 +232,30 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
             problem = GridRefused(verdict.reason, grid, verdict)
         return None
 
+    quads: list[np.ndarray] = []
     try:
-        grid = attempt(np.float32(find_outline(frame).corners), as_found=True)
-        if grid is not None:
-            return grid
+        quads.append(np.float32(find_outline(frame).corners))
     except BoardNotFound as exc:
         problem = exc
-    # the outline was missing or not confirmed: other quadrilaterals that may be the board;
-    # of those the pairs confirm, the one where they look most alike
-    found = []
+    first = bool(quads)
+    # the outline, else other quadrilaterals that may be the board (of those the pairs
+    # confirm, the one where they look most alike); the corner search, which is slow, only
+    # when none is confirmed by the small steps
     for quad in other_candidates(frame):
-        if all(np.abs(quad - t).max() > 4 for t in tried):
-            grid = attempt(quad)
+        if all(np.abs(quad - t).max() > 4 for t in quads):
+            quads.append(quad)
+    for wide in (False, True):
+        if wide and not pairs_tell_turn(layout):
+            break
+        found = []
+        for k, quad in enumerate(quads):
+            grid = attempt(k, quad, as_found=first and k == 0, wide=wide)
             if grid is not None:
+                if first and k == 0:
+                    return grid
                 found.append((twin_mean(frame, grid, layout), grid))
-    if found:
-        return max(found, key=lambda f: f[0])[1]
+        if found:
+            return max(found, key=lambda f: f[0])[1]
     raise problem or BoardNotFound(
         "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge")
 

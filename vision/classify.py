@@ -334,6 +334,12 @@ def _centre_spread(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return cells[:, _CENTRE_I].std(axis=1)
 
 
+#: without calibration, a space's middle this smooth (light-normalised spread) may be a chip:
+#: opaque and translucent chips 2-21 (90 % below 20), empty spaces' print 25 and more (tuned
+#: looks, docs/vision.md)
+TWIN_SMOOTH = 20.0
+
+
 def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple[int, int]],
                       free: frozenset[int] = frozenset()
                       ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
@@ -360,7 +366,7 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
         hand = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
-    smooth = spread < 14.0
+    smooth = spread < TWIN_SMOOTH
     for i in range(n):
         if hand[i] or f.glare[i] > 0.25:
             states.append(SpaceState.UNKNOWN)

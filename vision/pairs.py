@@ -28,6 +28,8 @@ MIN_RANK = 0.78      # mean rank of a space's twin among all spaces by likeness 
                      # a right grid 0.94-1.0, a wrong one 0.43-0.64 on tuned looks
 ALIKE_RANK = 0.9     # a pair "looks alike" (for the words and the check picture): its twin is
                      # more alike than nine in ten other spaces
+MIN_BARE = 16        # pairs left bare of chips enough to judge a grid by (the mean rank of 16
+                     # unrelated pairs is 0.5 +- 0.07: 0.78 is four of those away)
 SHIFT = 0.3          # spaces: a right grid is likelier than the grid shifted this much
 SCALE = 0.05         # ... or than the grid this much larger or smaller (a quarter space at the edge)
 MARGIN = 0.01        # likeness a moved grid must gain to count as better
@@ -146,6 +148,15 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
         if len(kept) >= 8:
             pairs = kept
     twin, rank, contrast = measure(frame, corners, layout, pairs)
+    if not chips and rank.mean() < MIN_RANK:
+        # chips left on the board (the calibration then warns of them): the pairs left
+        # bare, if there are enough of them that an unrelated grid cannot pass by chance
+        bare = _bare_spaces(frame, corners, layout)
+        kept = [p for p in pairs if bare[p[0]] and bare[p[1]]]
+        if MIN_BARE <= len(kept) < len(pairs):
+            t2, r2, c2 = measure(frame, corners, layout, kept)
+            if r2.mean() >= MIN_RANK:
+                pairs, twin, rank, contrast = kept, t2, r2, c2
     best = rank >= ALIKE_RANK
     chk = GridCheck(False, float(rank.mean()), contrast, twin, pairs, _best=best)
     if chk.rank < MIN_RANK:
