@@ -386,10 +386,13 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
                 continue
             other = smooth[j] and np.abs(f.centre[i] - f.centre[j]).max() < 30
             # a translucent or glossy chip is not smooth, but its middle is a chip's colour
-            # far from its twin's
+            # far from its twin's ...
             sat_i, sat_j = (float(np.ptp(f.centre[k]) / max(f.centre[k].max(), 1.0)) for k in (i, j))
+            # far, unless the twin is itself a smooth chip (the difference is then its
+            # chip, and this middle's colour a red print)
+            twin_chip = smooth[j] and chip_colour(f.centre[j])[0] is not SpaceState.UNKNOWN
             if not chip_like and st is not SpaceState.UNKNOWN and st is not SpaceState.WHITE \
-                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and \
+                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and not twin_chip and \
                     np.abs(f.centre[i] - f.centre[j]).max() > 60:
                 chip_like = True
             if chip_like and not other:
