@@ -352,14 +352,16 @@ def twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> float:
 
 
 def _bare_spaces(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
-    """(n,) spaces whose middle is not a smooth disc of a chip's colour."""
+    """(n,) spaces whose middle is not a smooth disc of a chip's colour (the spread
+    normalised by the light, and as loose as the twin reader's: a translucent chip, print
+    showing through, is a chip too)."""
     from .classify import _centre_spread, chip_colour, features
     from .locate import straighten
     from engine.observation import SpaceState
     board = straighten(frame, corners, layout)
     f = features(board, layout.rows, layout.cols)
     spread = _centre_spread(board, layout.rows, layout.cols)
-    chip = [spread[i] < 14 and chip_colour(f.centre[i])[0] is not SpaceState.UNKNOWN
+    chip = [spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20 and chip_colour(f.centre[i])[0] is not SpaceState.UNKNOWN
             for i in range(layout.size)]
     return ~np.array(chip)
 
