@@ -122,6 +122,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "names": Key(list, [], "player names in seat order (optional), up to 40 characters each", names, str, 12),
         "first_player": Key(int, 1, "the seat (1-based) that moves first", between(1, 12)),
         "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2] (each once)", seats, int, 12),
+        "judge_cards": Key(bool, False, "judge each chip against the card laid on its player's pile (read by the camera, typed with k, tapped on the page, or an NFC reader): docs/cards.md"),
         "computer_level": Key(str, "hard", "the Pi's strength: easy, medium or hard (search players, docs/players.md), or random, greedy", one_of("easy", "medium", "hard", "random", "greedy")),
     },
     "game.options": {
@@ -192,6 +193,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "ca_file": Key(str, "", "CA certificate file that signed the broker's; empty: the system's CAs"),
         "board": Key(str, "", "this board's name in remote games (letters, digits, - and _); empty: the user name, else the host name", board_name),
         "seats": Key(list, [], "seats (1-based) this board holds in a remote game; empty: seat 1 when creating, the free seats when joining", seats, item=int),
+        "undo_timeout": Key(int, 60, "seconds the other board has to agree to an undo asked here; then the request lapses", between(5, 3600)),
         "hand_pages_port": Key(int, 8081, "port of the players' own hand pages (a link per player, for their phone); 0: none", between(0, 65535)),
     },
 }

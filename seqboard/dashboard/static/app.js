@@ -315,6 +315,7 @@ function render(msg) {
   const v = msg.view;
   if (!v || !v.cells) return;
   state = msg;
+  showRemote(v);
   document.getElementById("title").textContent = `\u2014 ${v.title} (${v.mode})`;
   drawBoard(document.getElementById("board"), {
     rows: v.rows, cols: v.cols, symbols: v.symbols, cells: v.cells, colours: v.colours,
@@ -458,7 +459,7 @@ async function post(path, body) {
 }
 
 function unlock(on) {
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #card-form button, #remote-form button")) b.disabled = !on;
 }
 
 function spaceName(i, cols) {
@@ -481,12 +482,46 @@ document.getElementById("hint-form").addEventListener("submit", async (e) => {
   if (!ok && data.error && data.error.includes("PIN")) unlock(false);
 });
 
+// the card the player to move laid, tapped or typed here (judging with cards, docs/cards.md)
+document.getElementById("card-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const [ok, data] = await post("/api/action", { action: "card", card: document.getElementById("card-code").value });
+  document.getElementById("card-msg").textContent = ok ? "" : (data.error || "refused");
+  if (ok) document.getElementById("card-code").value = "";
+  if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+});
+
 for (const step of ["capture", "save"]) {
   document.getElementById("cal-" + step).addEventListener("click", async () => {
     document.getElementById("cal-msg").textContent = step === "capture" ? _("capturing\u2026") : _("saving\u2026");
     const [ok, data] = await post("/api/calibrate/" + step, {});
     if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
   });
+}
+
+// remote play from the page: the join code comes back to this browser only (the PIN holder)
+async function remote(body) {
+  const msg = document.getElementById("remote-msg");
+  msg.textContent = "asking the broker\u2026";
+  const [ok, data] = await post("/api/action", body);
+  msg.textContent = ok ? data.text : (data.error || "refused");
+  if (ok && data.code) msg.dataset.code = data.code;
+  if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+}
+document.getElementById("remote-create").addEventListener("click", () => remote({ action: "remote_create" }));
+document.getElementById("remote-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  remote({ action: "remote_join", code: document.getElementById("remote-code").value });
+});
+function showRemote(view) {
+  const box = document.getElementById("remote-state");
+  const r = view && view.remote;
+  const undo = r && r.undo;
+  box.hidden = !undo;
+  if (!undo) return;
+  box.textContent = undo.mine ? `undo of ${undo.text} asked: waiting for the other board`
+    : undo.agreed ? `undo of ${undo.text} agreed here: waiting for board ${undo.by}`
+    : `board ${undo.by} asks to undo ${undo.text}: Undo to agree, or Refuse the undo`;
 }
 
 document.getElementById("login").addEventListener("submit", async (e) => {
