@@ -612,6 +612,12 @@ class Session:
             "hints": self.hints if self.hints_at == len(r.moves) else [],
             "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
             "confirm_catch_up": self.pending_catchup is not None,
+            # a sequence just made on a longer line: the fives its team may name instead
+            "five_choices": [{"text": " ".join(q.text(lay.cols) for q in o),
+                              "spaces": sorted({c for q in o for c in q.spaces}),
+                              "chosen": tuple(q.spaces for q in o) == tuple(
+                                  q.spaces for q in r.board.sequences[-len(o):])}
+                             for o in r.five_choices()],
         }
 
 

@@ -74,7 +74,7 @@ RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
 CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
 ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
 #: fields an action may carry besides "action" (anything else is refused by name)
-ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}}
+ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "five": {"five": 80}}
 OPEN_FILES = 8192              # soft RLIMIT_NOFILE asked for at start (the unit sets this)
 MAX_CONNECTIONS = 4096         # HTTP connections held at once (fewer when files are short)
 MAX_WEBSOCKETS = 256
@@ -163,7 +163,8 @@ class Dashboard:
                  host: str = "0.0.0.0", port: int = 8080, source=None,
                  actions: dict[str, Callable[[], Any]] | None = None, calibrator=None,
                  max_connections: int = MAX_CONNECTIONS, max_websockets: int = MAX_WEBSOCKETS,
-                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False) -> None:
+                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False,
+                 setup: bool = False) -> None:
         self.records_dir = Path(records_dir)
         self.voice = voice          # ui.voice: the page speaks unless its viewer turns it off
         self.stacks_seats: list[str] = []       # SEQUENCE STACKS: "person" or a level per seat
@@ -175,6 +176,8 @@ class Dashboard:
         self.source = source
         self.extra_actions = actions or {}
         self.calibrator = calibrator
+        #: the page's own address, shown as a QR code on the page (``seqboard setup``)
+        self.qr_url: str | None = None
         self.session = None
         self.max_connections, self.max_websockets = max_connections, max_websockets
         self.request_timeout = request_timeout
@@ -200,6 +203,9 @@ class Dashboard:
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
                                       "sent": time.time(), "calibration": {"step": "ready"}})
+        if setup:
+            self._state = json.dumps({"type": "state", "mode": "setup", "seq": 0,
+                                      "sent": time.time(), "setup": {"steps": [], "done": []}})
 
     # --- the indicator side (main loop's thread) -------------------------------------------
     def attach(self, session) -> None:
@@ -234,6 +240,13 @@ class Dashboard:
             # who sits where ("person" or the Pi's level): the page marks the Pi's seats
             "seats": list(self.stacks_seats),
         }, separators=(",", ":")))
+
+    def setup_state(self, setup: dict) -> None:
+        """``seqboard setup``: where the guide is (its steps, the camera, the QR code)."""
+        self._seq += 1
+        self._publish(json.dumps({"type": "state", "mode": "setup", "seq": self._seq,
+                                  "sent": time.time(), "setup": setup,
+                                  "camera": self.has_camera()}, separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:
         self._state = msg
@@ -417,7 +430,7 @@ class Dashboard:
             if not isinstance(name, str):
                 return error(400, "action: missing" if name is None else
                              f"action: must be a text like \"undo\", not {_kind(name)}")
-            known = name == "hint" or name in ACTIONS or name in dash.extra_actions
+            known = name in ("hint", "five") or name in ACTIONS or name in dash.extra_actions
             if not known:
                 return error(400, f"unknown action {name[:40]!r}")
             bad = fields(data, {"action": 40, **ACTION_FIELDS.get(name, {})})
@@ -427,6 +440,10 @@ class Dashboard:
                 if dash.session is None or dash.commands is None:
                     return error(409, "hint is not available now")
                 return await hint(data)
+            if name == "five":
+                if dash.session is None or dash.commands is None:
+                    return error(409, "five is not available now")
+                return await five(data)
             fn = dash._action(name) if dash.commands is not None else None
             if fn is None:
                 return error(409, f"{name} is not available now")
@@ -476,6 +493,50 @@ class Dashboard:
             return JSONResponse({"ok": True, "action": "hint", **result},
                                 headers={"Cache-Control": "no-store"})
 
+        async def in_main_loop(work: Callable[[], dict]) -> dict:
+            """``work()`` run by the main loop (which owns the session); its answer."""
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future = loop.create_future()
+
+            def run():
+                try:
+                    result = work()
+                except Exception as exc:            # a bug: one line, the page gets a 500
+                    log.error("dashboard: %s: %s", type(exc).__name__, exc)
+                    result = {"error": "the action failed", "status": 500}
+                try:
+                    loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+                except RuntimeError:               # the server stopped meanwhile
+                    pass
+            dash.commands.call(run)
+            try:
+                return await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
+            except TimeoutError:
+                return {"error": "the referee did not answer in time: try again", "status": 503}
+
+        async def five(data: dict):
+            """The team that just made a sequence on a longer line names its five ("c4-g4";
+            two sequences at once: "a1-a5 a6-a10"), as the terminal's key f does."""
+            from engine.board import parse_five
+            from engine.errors import EngineError
+            text = data.get("five")
+            if not isinstance(text, str) or not text.strip():
+                return error(400, "five: name the five, e.g. \"c4-g4\"")
+            s = dash.session
+
+            def work() -> dict:
+                lay = s.referee.layout
+                try:
+                    chosen = tuple(parse_five(w, lay.rows, lay.cols) for w in text.split())
+                    v = s.choose_five(chosen)
+                except (EngineError, ValueError) as exc:
+                    return {"error": f"five: {exc}"}
+                return {"text": v.message}
+            result = await in_main_loop(work)
+            if "error" in result:
+                return error(result.get("status", 400), result["error"])
+            return JSONResponse({"ok": True, "action": "five", **result})
+
         async def calibrate_step(request: Request):
             data = await acting(request)
             if isinstance(data, Response):
@@ -489,6 +550,14 @@ class Dashboard:
             step = request.path_params["step"]
             if step not in ("capture", "save"):
                 return error(404, "no such step")
+            if step == "capture":
+                def progress(frame: int, total: int) -> None:     # from the capturing thread
+                    dash._seq += 1
+                    dash._publish(json.dumps({
+                        "type": "state", "mode": "calibrate", "seq": dash._seq,
+                        "sent": time.time(), "camera": dash.has_camera(),
+                        "calibration": {"step": "capturing", "frame": frame, "of": total}}))
+                cal.progress = progress
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
             dash._seq += 1
             dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
@@ -501,6 +570,18 @@ class Dashboard:
             if data is None:
                 return error(404, "nothing captured yet")
             return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+        async def qr(request: Request):
+            """The page's address as a QR code (SVG), once ``seqboard setup`` has it."""
+            if dash.qr_url is None:
+                return error(404, "no address to show yet")
+            import io
+
+            import segno
+            buf = io.BytesIO()
+            segno.make(dash.qr_url, error="m").save(buf, kind="svg", scale=8, border=2)
+            return Response(buf.getvalue(), media_type="image/svg+xml",
+                            headers={"Cache-Control": "no-store"})
 
         def listing() -> list[dict]:
             out = []
@@ -650,7 +731,7 @@ class Dashboard:
             Route("/records/{name}", download), Route("/api/records/{name}/replay", replay_record),
             Route("/camera.jpg", camera), WebSocketRoute("/ws", ws),
             Route("/api/calibrate/{step}", calibrate_step, methods=["POST"]),
-            Route("/calibration.jpg", calibration_picture),
+            Route("/calibration.jpg", calibration_picture), Route("/qr.svg", qr),
         ]
         return Starlette(routes=routes, middleware=[Middleware(LimitBody)],
                          exception_handlers={HTTPException: http_error, Exception: internal})

@@ -16,6 +16,13 @@ function el(tag, attrs, parent) {
   return e;
 }
 
+function hel(tag, attrs, parent) {            // an HTML element (el makes SVG ones)
+  const e = document.createElement(tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
 function cardLabel(code) {
   if (code.length === 2 && SUIT[code[1]]) return [code[0] === "T" ? "10" : code[0], SUIT[code[1]], "HD".includes(code[1])];
   return [code.slice(0, 4), "", false];
@@ -214,7 +221,12 @@ function renderCalibration(msg) {
   document.getElementById("title").textContent = "\u2014 calibration";
   const c = msg.calibration || {};
   const m = document.getElementById("cal-msg");
-  if (c.step === "capture") {
+  const bar = document.getElementById("cal-progress");
+  bar.hidden = c.step !== "capturing";
+  if (c.step === "capturing") {
+    bar.max = c.of; bar.value = c.frame;
+    m.textContent = `capturing frame ${c.frame} of ${c.of}\u2026`;
+  } else if (c.step === "capture") {
     m.textContent = c.ok ? `Board found (${c.method}). Check the picture, then save.` : "Cannot calibrate: " + c.problem;
     const img = document.getElementById("cal-picture");
     img.hidden = !c.ok;
@@ -234,6 +246,7 @@ function renderCalibration(msg) {
 function render(msg) {
   if (msg.mode === "stacks") { state = msg; renderStacks(msg); return; }
   if (msg.mode === "calibrate") { state = msg; renderCalibration(msg); return; }
+  if (msg.mode === "setup") { state = msg; renderSetup(msg); return; }
   const v = msg.view;
   if (!v || !v.cells) return;
   state = msg;
@@ -297,6 +310,7 @@ function render(msg) {
     pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}` + (why ? `: ${why}` : "");
   } else pr.textContent = "";
   showHints(v.move_number);
+  showFive(v);
   const log = document.getElementById("log");
   log.innerHTML = "";
   for (const line of v.log.slice().reverse()) {
@@ -365,8 +379,57 @@ async function post(path, body) {
   return [r.ok, data];
 }
 
+let unlocked = false;
 function unlock(on) {
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button")) b.disabled = !on;
+  unlocked = on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button")) b.disabled = !on;
+}
+
+// a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
+function showFive(v) {
+  const box = document.getElementById("five-box");
+  const choices = v.five_choices || [];
+  box.hidden = choices.length === 0;
+  const div = document.getElementById("five-choices");
+  const key = JSON.stringify(choices);
+  if (div.dataset.key === key) return;
+  div.dataset.key = key;
+  div.innerHTML = "";
+  for (const c of choices) {
+    const b = hel("button", { type: "button", "aria-pressed": c.chosen ? "true" : "false" }, div);
+    b.textContent = c.text + (c.chosen ? " \u2713" : "");
+    b.disabled = !unlocked;
+    b.addEventListener("click", async () => {
+      const [ok, data] = await post("/api/action", { action: "five", five: c.text });
+      document.getElementById("five-msg").textContent = ok ? data.text : (data.error || "refused");
+      if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+    });
+  }
+}
+
+// seqboard setup: the guide's steps, the camera to aim by, and the page's address as a QR code
+let cameraPolling = true;
+function renderSetup(msg) {
+  show("board-box", false); show("side", false); show("records-box", false); show("setup-box", true);
+  document.getElementById("title").textContent = "\u2014 setup";
+  const s = msg.setup || {};
+  const ol = document.getElementById("setup-steps");
+  ol.innerHTML = "";
+  for (const step of s.steps || []) {
+    const li = hel("li", {}, ol);
+    const done = (s.done || []).includes(step);
+    li.textContent = (done ? "\u2713 " : "") + step;
+    if (step === s.current) li.setAttribute("aria-current", "step");
+    li.className = done ? "done" : (step === s.current ? "current" : "");
+  }
+  const cap = document.getElementById("setup-progress");
+  cap.hidden = !s.capturing;
+  if (s.capturing) { cap.max = s.capturing[1]; cap.value = s.capturing[0]; }
+  if (msg.camera && !cameraPolling) { cameraPolling = true; camera(); }
+  const qr = document.getElementById("setup-qr");
+  qr.hidden = !s.qr;
+  if (s.qr && !qr.src.includes("t=" + msg.seq)) qr.src = "/qr.svg?t=" + msg.seq;
+  document.getElementById("setup-url").textContent = s.url ? "Open on a phone: " + s.url : "";
 }
 
 function spaceName(i, cols) {
@@ -425,7 +488,8 @@ async function camera() {
         box.hidden = false;
       } else if (r.status === 404 && (await r.json()).error === "no camera in this mode") {
         box.hidden = true;
-        return;                           // no camera: stop asking
+        cameraPolling = false;
+        return;                           // no camera: stop asking (setup asks again)
       }
     } catch (e) { /* offline: try again */ }
   }
