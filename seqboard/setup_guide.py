@@ -421,9 +421,9 @@ class Guide:
                 elif snap is None:
                     self.say(f"  the board on {port} answered but sent no reading")
                 else:
-                    held = sum(1 for v in snap.occupied if v) if hasattr(snap, "occupied") else None
+                    held = sum(1 for v in snap.spaces if v)
                     self.say(f"  the matrix answers on {port}: {hello.rows} x {hello.cols} "
-                             f"spaces" + (f", {held} of them hold a chip" if held is not None else ""))
+                             f"spaces, {held} of them hold a chip")
                     return
             finally:
                 link.stop()
@@ -449,7 +449,14 @@ class Guide:
                 Device.pin_factory = MockFactory()
         else:
             from .app import real_pin_factory
-            real_pin_factory()
+            try:
+                real_pin_factory()
+            except UserError as exc:
+                self.say(f"  {str(exc).split(': ', 1)[-1]}")
+                self.say("  the pins are written as they are, unchecked (`seqboard setup "
+                         "--mock-gpio` tries the guide anywhere)")
+                self.done.append("lights and buttons")
+                return
         teams = self.values.get(("game", "teams")) or self.team_count()
         turn = list(self.current("gpio", "turn_leds"))[:teams]
         words = {"B": "blue", "G": "green", "R": "red"}
@@ -480,7 +487,8 @@ class Guide:
             if not t.isdigit() or not 2 <= int(t) <= 27:
                 raise ValueError("a BCM GPIO number from 2 to 27, or - for none")
             return int(t)
-        return self.ask(f"  on which GPIO is {what}? (- for none)", "-", parse) or 0
+        got = self.ask(f"  on which GPIO is {what}? (- for none)", "-", parse)
+        return 0 if got == "-" else got
 
     def walk_led(self, what: str, pin: int, buzzer: bool = False) -> int:
         """Light ``what`` on its pin and ask if it is; another pin when it is not."""
