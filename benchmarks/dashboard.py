@@ -115,8 +115,10 @@ def client_process(url: str, n: int, expect: int, pipe) -> None:
     pipe.send(lat)
 
 
-def measure(obs, n_clients: int, tick: float, every: int) -> tuple[list[float], list[float]]:
-    """The loop's periods and every client's latencies with ``n_clients`` connected."""
+def measure(obs, n_clients: int, tick: float, every: int,
+            direct: list[float]) -> tuple[list[float], list[float]]:
+    """The loop's periods and every client's latencies with ``n_clients`` connected; the
+    share of states written straight to a connection appended to ``direct``."""
     import multiprocessing
     from seqboard.dashboard import Dashboard
     s1 = Session(Referee("classic", 2), mode="referee")
@@ -138,6 +140,8 @@ def measure(obs, n_clients: int, tick: float, every: int) -> tuple[list[float], 
         lat = mine.recv() if mine.poll(150) else []
         proc.join(10)
         dash.stop()
+        sent = n_clients * len(obs)
+        direct.append(dash.direct_writes / sent if sent else 0.0)
     return loaded, lat
 
 
@@ -174,13 +178,17 @@ def main(argv=None) -> int:
     out = {"dashboard_clients": args.clients,
            "dashboard_loop_period_ms_without": round(statistics.mean(base) * 1000, 3)}
     print(f"with the dashboard and {args.clients} clients ...", file=sys.stderr, flush=True)
-    loaded, lat = measure(obs, args.clients, args.tick, args.every)
+    direct: list[float] = []
+    loaded, lat = measure(obs, args.clients, args.tick, args.every, direct)
     out.update(figures(lat, loaded, base, ""))
     if args.many:
         print(f"with the dashboard and {args.many} clients ...", file=sys.stderr, flush=True)
-        loaded, lat = measure(obs, args.many, args.tick, args.every)
+        loaded, lat = measure(obs, args.many, args.tick, args.every, direct)
         suffix = "_200" if args.many == 200 else f"_{args.many}"
         out.update(figures(lat, loaded, base, suffix))
+        # states framed once and written straight to a browser's connection (the rest went
+        # through that browser's queue: it had fallen behind)
+        out[f"dashboard_direct_share{suffix}"] = round(direct[-1], 3)
     if args.json:
         print(json.dumps(out))
     else:

@@ -181,10 +181,11 @@ class Dashboard:
         self.session = None
         self.max_connections, self.max_websockets = max_connections, max_websockets
         self.request_timeout = request_timeout
-        self._clients: set[asyncio.Queue] = set()
+        self._clients: set[_Viewer] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = "{}"
         self._seq = 0
+        self.direct_writes = 0          # states written straight to a browser's connection
         self._tokens: dict[str, float] = {}           # cookie -> when it expires (monotonic)
         #: replays answered, by (name, size, mtime): a replay costs a second of a Pi's CPU
         #: and needs no PIN, so each record is replayed once, one at a time
@@ -258,7 +259,19 @@ class Dashboard:
                 pass
 
     def _fanout(self, msg: str) -> None:
-        for q in list(self._clients):
+        """One state to every browser. Encoded and framed once: a browser that keeps up
+        gets the frame written straight to its connection (no task woken, nothing copied);
+        one that does not (its connection's buffer full, or a send of its own under way)
+        gets it through its queue, which keeps only the newest when it falls behind."""
+        frame = None
+        for v in list(self._clients):
+            if v.direct():
+                if frame is None:
+                    frame = _text_frame(msg)
+                v.proto.transport.write(frame)
+                self.direct_writes += 1
+                continue
+            q = v.q
             if q.full():
                 # a slow browser: drop what it has not read, the newest state is enough
                 while not q.empty():
@@ -658,8 +671,10 @@ class Dashboard:
             await websocket.accept()
             if dash._loop is None or dash._loop.is_closed():
                 dash._loop = asyncio.get_running_loop()    # served by someone else's loop
-            q: asyncio.Queue = asyncio.Queue(maxsize=QUEUE)
-            dash._clients.add(q)
+            viewer = _Viewer(websocket.scope.get("seqboard.websocket"))
+            q = viewer.q
+            viewer.busy = True                  # the first state goes first
+            dash._clients.add(viewer)
             sender = None
             allowance, last, dropped = 2 * WS_RATE, time.monotonic(), 0
 
@@ -667,11 +682,15 @@ class Dashboard:
                 await websocket.send_text(json.dumps({"type": kind, **data}))
             try:
                 await websocket.send_text(dash._state)
+                viewer.busy = False
 
                 async def pump():
                     try:
                         while True:
-                            await websocket.send_text(await q.get())
+                            msg = await q.get()
+                            viewer.busy = True
+                            await websocket.send_text(msg)
+                            viewer.busy = False
                     except Exception:                   # the browser left: the reader ends too
                         pass
                 sender = asyncio.create_task(pump())
@@ -720,7 +739,7 @@ class Dashboard:
             except (WebSocketDisconnect, RuntimeError, OSError):
                 pass
             finally:
-                dash._clients.discard(q)
+                dash._clients.discard(viewer)
                 if sender is not None:
                     sender.cancel()
 
@@ -851,6 +870,39 @@ class Dashboard:
         for lg, f in self._filters:
             lg.removeFilter(f)
         self._filters = []
+
+
+class _Viewer:
+    """One browser's WebSocket: its queue, and its uvicorn connection when the server is
+    ours (``scope["seqboard.websocket"]``), to which a state may be written directly."""
+
+    __slots__ = ("q", "proto", "busy")
+
+    def __init__(self, proto) -> None:
+        self.q: asyncio.Queue = asyncio.Queue(maxsize=QUEUE)
+        self.proto = proto
+        self.busy = False
+
+    def direct(self) -> bool:
+        """A frame may be written now: nothing of its own in flight or queued, the
+        connection open and not pushing back, and no extension rewriting frames."""
+        p = self.proto
+        return (p is not None and not self.busy and self.q.empty() and p.writable.is_set()
+                and not p.close_sent and not p.transport.is_closing()
+                and not p.conn.extensions and p.conn.state is _OPEN)
+
+
+def _text_frame(msg: str) -> bytes:
+    """A server's (unmasked) WebSocket text frame: the same bytes for every browser."""
+    from websockets.frames import Frame, Opcode
+    return Frame(Opcode.TEXT, msg.encode("utf-8")).serialize(mask=False, extensions=[])
+
+
+try:
+    from websockets.protocol import State as _State
+    _OPEN = _State.OPEN
+except ImportError:                     # pragma: no cover
+    _OPEN = None
 
 
 class _Shield:

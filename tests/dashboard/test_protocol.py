@@ -173,4 +173,4 @@ def test_a_browser_that_stops_reading_holds_up_nobody(tmp_path):
     t.join(30)
     dash.stop()
     assert got.get("last") == dash._seq              # the reading browser got the newest state
-    assert all(q.qsize() <= 64 for q in dash._clients)
+    assert all(v.q.qsize() <= 64 for v in dash._clients)
