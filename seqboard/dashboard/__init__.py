@@ -203,7 +203,8 @@ class Dashboard:
         self.app = _Shield(self._build())
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
-                                      "sent": time.time(), "calibration": {"step": "ready"}})
+                                      "sent": time.time(), "camera": self.has_camera(),
+                                      "calibration": {"step": "ready"}})
         if setup:
             self._state = json.dumps({"type": "state", "mode": "setup", "seq": 0,
                                       "sent": time.time(), "setup": {"steps": [], "done": []}})
@@ -574,7 +575,8 @@ class Dashboard:
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
             dash._seq += 1
             dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                      "sent": time.time(), "calibration": {"step": step, **result}}))
+                                      "sent": time.time(), "camera": dash.has_camera(),
+                                      "calibration": {"step": step, **result}}))
             return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
         async def calibration_picture(request: Request):

@@ -220,6 +220,7 @@ function renderCalibration(msg) {
   show("board-box", false); show("side", false); show("calibrate-box", true);
   document.getElementById("title").textContent = "\u2014 calibration";
   const c = msg.calibration || {};
+  if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }   // the live picture
   const m = document.getElementById("cal-msg");
   const bar = document.getElementById("cal-progress");
   bar.hidden = c.step !== "capturing";
@@ -408,7 +409,6 @@ function showFive(v) {
 }
 
 // seqboard setup: the guide's steps, the camera to aim by, and the page's address as a QR code
-let cameraPolling = true;
 function renderSetup(msg) {
   show("board-box", false); show("side", false); show("records-box", false); show("setup-box", true);
   document.getElementById("title").textContent = "\u2014 setup";
@@ -425,7 +425,7 @@ function renderSetup(msg) {
   const cap = document.getElementById("setup-progress");
   cap.hidden = !s.capturing;
   if (s.capturing) { cap.max = s.capturing[1]; cap.value = s.capturing[0]; }
-  if (msg.camera && !cameraPolling) { cameraPolling = true; camera(); }
+  if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }
   const qr = document.getElementById("setup-qr");
   qr.hidden = !s.qr;
   if (s.qr && !qr.src.includes("t=" + msg.seq)) qr.src = "/qr.svg?t=" + msg.seq;
@@ -488,7 +488,7 @@ async function camera() {
         box.hidden = false;
       } else if (r.status === 404 && (await r.json()).error === "no camera in this mode") {
         box.hidden = true;
-        cameraPolling = false;
+        cameraStarted = false;            // setup and calibration start it again
         return;                           // no camera: stop asking (setup asks again)
       }
     } catch (e) { /* offline: try again */ }
