@@ -76,12 +76,24 @@ def qr_text(url: str) -> str:
 
 class Guide:
     def __init__(self, path: Path, *, inp=None, out=None, page: bool = True,
-                 mock_gpio: bool = False, button_wait: float = BUTTON_WAIT) -> None:
+                 page_port: int | None = None, mock_gpio: bool = False,
+                 button_wait: float = BUTTON_WAIT) -> None:
         self.path = Path(path).expanduser()
         self.inp = inp if inp is not None else sys.stdin
         self.out = out if out is not None else sys.stdout
         self.page = page
+        self.page_port = page_port
         self.mock_gpio = mock_gpio
+        # answers typed here or sent from the page, whichever comes first: (where, text)
+        import queue
+        import threading
+        self.answers: queue.Queue = queue.Queue()
+        self._want = threading.Event()            # the terminal's reader may read a line
+        self._reading = False
+        self._reader: threading.Thread | None = None
+        self._terminal_open = True
+        self._question: dict | None = None
+        self._current = "game"
         self.button_wait = button_wait
         self.values: dict[tuple[str, str], Any] = {}     # (section, key) -> the answer
         self.dash = None
@@ -93,9 +105,18 @@ class Guide:
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
-    def line(self, prompt: str) -> str:
+    def line(self, prompt: str, options: list[str] | None = None, default: str = "",
+             problem: str | None = None) -> str:
+        """One answer: typed here, or (while the page runs) sent from the page."""
         print(prompt, end="", file=self.out, flush=True)
-        text = self.inp.readline()
+        if self.dash is None:
+            text = self.inp.readline()
+        else:
+            self._question = {"text": prompt.rstrip(": "), "options": options or [],
+                              "default": default, "problem": problem}
+            self.show(self._current)
+            text = self._next_answer()
+            self._question = None
         if not text:
             print(file=self.out)
             written = "configuration" in self.done
@@ -104,16 +125,56 @@ class Guide:
                                 f"nothing written to {self.path}"))
         return text.strip()
 
-    def ask(self, question: str, default: Any, parse: Callable[[str], Any] = str) -> Any:
+    def _read_terminal(self) -> None:
+        while True:
+            self._want.wait()
+            self._want.clear()
+            text = self.inp.readline()
+            self._reading = False
+            self.answers.put(("terminal", text))
+            if not text:
+                return
+
+    def _next_answer(self) -> str:
+        import threading
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read_terminal, daemon=True,
+                                            name="setup-terminal")
+            self._reader.start()
+        if self._terminal_open and not self._reading:
+            self._reading = True
+            self._want.set()
+        while True:
+            where, text = self.answers.get()
+            if where == "page":
+                print(text, file=self.out, flush=True)       # the transcript shows it
+                return text + "\n"
+            if text:
+                return text
+            self._terminal_open = False
+            print(f"(the terminal's input ended: answer on the page, {self.url})",
+                  file=self.out, flush=True)
+
+    def answer_from_page(self, text: str) -> bool:
+        """An answer sent from the page; False when no question is waiting."""
+        if self._question is None:
+            return False
+        self.answers.put(("page", text))
+        return True
+
+    def ask(self, question: str, default: Any, parse: Callable[[str], Any] = str,
+            options: list[str] | None = None) -> Any:
         """A question with its default in brackets; asked again after a wrong answer."""
         shown = default if not isinstance(default, list) else ", ".join(map(str, default))
+        problem = None
         while True:
-            text = self.line(f"{question} [{shown}]: ")
+            text = self.line(f"{question} [{shown}]: ", options, str(shown), problem)
             if not text:
                 return default
             try:
                 return parse(text)
             except ValueError as exc:
+                problem = str(exc)
                 self.say(f"  {exc}")
 
     def yes(self, question: str, default: bool) -> bool:
@@ -124,7 +185,7 @@ class Guide:
             if t in ("n", "no"):
                 return False
             raise ValueError("answer y or n")
-        text = self.ask(f"{question} (y/n)", "y" if default else "n", parse)
+        text = self.ask(f"{question} (y/n)", "y" if default else "n", parse, ["y", "n"])
         return text if isinstance(text, bool) else text == "y"
 
     def choose(self, question: str, options: list[str], default: str) -> str:
@@ -134,7 +195,7 @@ class Guide:
             if len(hits) == 1:
                 return hits[0]
             raise ValueError(f"one of {', '.join(options)}")
-        return self.ask(f"{question} ({' / '.join(options)})", default, parse)
+        return self.ask(f"{question} ({' / '.join(options)})", default, parse, options)
 
     def step(self, name: str, **extra) -> None:
         """A new part of the guide: a heading here, the list of steps on the page."""
@@ -143,9 +204,15 @@ class Guide:
         self.show(name, **extra)
 
     def show(self, current: str, **extra) -> None:
+        self._current = current
+        if extra:
+            self._extra = extra
+        elif getattr(self, "_extra_step", None) != current:
+            self._extra = {}
+        self._extra_step = current
         if self.dash is not None:
             self.dash.setup_state({"steps": STEPS, "current": current, "done": list(self.done),
-                                   **extra})
+                                   "question": self._question, **self._extra})
 
     # --- the configuration -------------------------------------------------------------------
     def current(self, section: str, key: str) -> Any:
@@ -156,12 +223,22 @@ class Guide:
     def set(self, section: str, key: str, value: Any) -> None:
         self.values[(section, key)] = value
 
-    def load_existing(self) -> bool:
-        """The existing file's values as the defaults; False when the user keeps it as is."""
+    def read_existing(self) -> None:
+        """The existing file's values as the defaults (each default where a value is wrong)."""
         from hw_config.config import SCHEMA, ConfigError, read_raw, validate
 
         from .settings import game_checks
         self.cfg = {s: {k: v.default for k, v in keys.items()} for s, keys in SCHEMA.items()}
+        self.problems: list[str] = []
+        if not self.path.exists():
+            return
+        try:
+            self.cfg, self.problems = validate(read_raw(str(self.path)), game_checks)
+        except ConfigError as exc:
+            self.problems = exc.problems
+
+    def again(self) -> bool:
+        """False when the user keeps the existing file as it is."""
         if not self.path.exists():
             return True
         self.say(f"{self.path} exists: its answers are the defaults below, and it is replaced "
@@ -169,22 +246,19 @@ class Guide:
         if not self.yes("go through the setup again?", True):
             self.say(f"left {self.path} as it is")
             return False
-        try:
-            data, problems = validate(read_raw(str(self.path)), game_checks)
-        except ConfigError as exc:
-            data, problems = self.cfg, exc.problems
-        for p in problems[:5]:
+        for p in self.problems[:5]:
             self.say(f"  (in the file now: {p})")
-        self.cfg = data
         return True
 
     # --- the steps -----------------------------------------------------------------------------
     def run(self) -> int:
-        if not self.load_existing():
-            return 0
+        self.read_existing()
         try:
-            self.game()
             self.start_page()
+            if not self.again():
+                return 0
+            self.game()
+            self.page_step()
             self.board()
             self.lights()
             self.pin()
@@ -277,6 +351,28 @@ class Guide:
         self.done.append("game")
 
     def start_page(self) -> None:
+        """The setup view on the page, from the start: the same questions, answered there
+        or here, with the camera's picture and the QR code at the end."""
+        if not self.page:
+            return
+        from .dashboard import Dashboard
+        port = self.page_port or self.current("dashboard", "port")
+        pin = self.current("dashboard", "pin") or None
+        dash = Dashboard(None, Path(self.current("records", "dir")).expanduser(), None,
+                         pin=pin, host=self.current("dashboard", "host"), port=port,
+                         setup=True)
+        dash.setup_answer = self.answer_from_page
+        try:
+            url = dash.start()
+        except OSError as exc:
+            self.say(f"(the page cannot start on port {port}: {exc.strerror}; the guide "
+                     f"goes on here only)")
+            return
+        self.dash = dash
+        self.url = url
+        self.say(f"Answer here, or on the page: {url} (PIN {dash.pin} to answer there)")
+
+    def page_step(self) -> None:
         self.step("page")
         self.say("The page shows the game to every phone, tablet and computer on the network.")
 
@@ -284,26 +380,10 @@ class Guide:
             if not t.isdigit() or not 1 <= int(t) <= 65535:
                 raise ValueError("a port number from 1 to 65535")
             return int(t)
-        self.set("dashboard", "port", self.ask("the page's port", self.current("dashboard", "port"),
-                                               port))
+        self.set("dashboard", "port", self.ask("the page's port during games",
+                                               self.current("dashboard", "port"), port))
         self.set("dashboard", "enabled", True)
-        if not self.page:
-            self.done.append("page")
-            return
-        from .dashboard import Dashboard
-        dash = Dashboard(None, Path(self.current("records", "dir")).expanduser(), None,
-                         pin=None, host=self.current("dashboard", "host"),
-                         port=self.values[("dashboard", "port")], setup=True)
-        try:
-            url = dash.start()
-        except OSError as exc:
-            self.say(f"  the page cannot start on port {dash.port}: {exc.strerror}; the guide "
-                     f"goes on here (choose another port at the next run if it stays taken)")
-            return
-        self.dash = dash
-        self.url = url
         self.done.append("page")
-        self.say(f"  follow the setup on the page too: {url}")
 
     def board(self) -> None:
         self.step("board")
@@ -381,6 +461,7 @@ class Guide:
                 self.say("  not calibrated: `seqboard calibrate` does it later")
                 return
             result = cal.capture()
+            self.show("board", camera=True)
             if result["ok"]:
                 saved = cal.save()
                 if saved["ok"]:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..inputs import number
+
 EPILOG = """examples:
   seqboard setup                        set this board up: ~/.config/seqboard/seqboard.toml
   seqboard setup --config table.toml    another file (it is never replaced without asking)
   seqboard setup --mock-gpio            walk the LEDs and buttons on gpiozero's mock pins
+  seqboard setup --port 8090            serve the page on another port while it runs
 
+The questions are asked here and on the page (with the PIN it prints): answer either.
 It asks for the edition, the players and teams, where the board is read (camera or
 matrix) and checks it: the camera's live picture is on the page while you aim it, then it
 is calibrated; the matrix's link and sensors are read. It walks the LEDs (is it lit?) and
@@ -30,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mock-gpio", action="store_true",
                    help="gpiozero's mock pins instead of the Pi's (to try it anywhere)")
     p.add_argument("--no-page", action="store_true", help="do not serve the page while it runs")
+    p.add_argument("--port", type=number(1, 65535, int), metavar="N",
+                   help="the page's port while the guide runs (default dashboard.port of the "
+                        "file, else 8080)")
     p.set_defaults(func=run)
 
 
@@ -38,4 +45,5 @@ def run(args: argparse.Namespace) -> int:
 
     from ..setup_guide import Guide
     path = Path(args.config or DEFAULT_PATH).expanduser()
-    return Guide(path, page=not args.no_page, mock_gpio=args.mock_gpio).run()
+    return Guide(path, page=not args.no_page, page_port=args.port,
+                 mock_gpio=args.mock_gpio).run()

@@ -178,6 +178,8 @@ class Dashboard:
         self.calibrator = calibrator
         #: the page's own address, shown as a QR code on the page (``seqboard setup``)
         self.qr_url: str | None = None
+        #: ``seqboard setup``: takes an answer typed on the page; False if none is awaited
+        self.setup_answer: Callable[[str], bool] | None = None
         self.session = None
         self.max_connections, self.max_websockets = max_connections, max_websockets
         self.request_timeout = request_timeout
@@ -586,6 +588,20 @@ class Dashboard:
                 return error(404, "nothing captured yet")
             return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+        async def setup_answer(request: Request):
+            """An answer to the setup guide's question, typed on the page (with the PIN)."""
+            data = await acting(request)
+            if isinstance(data, Response):
+                return data
+            bad = fields(data, {"answer": 200}, ("answer",))
+            if bad is not None:
+                return bad
+            if dash.setup_answer is None:
+                return error(409, "not setting up: start `seqboard setup`")
+            if not dash.setup_answer(data["answer"]):
+                return error(409, "no question is waiting for an answer")
+            return JSONResponse({"ok": True})
+
         async def qr(request: Request):
             """The page's address as a QR code (SVG), once ``seqboard setup`` has it."""
             if dash.qr_url is None:
@@ -753,6 +769,7 @@ class Dashboard:
             Route("/camera.jpg", camera), WebSocketRoute("/ws", ws),
             Route("/api/calibrate/{step}", calibrate_step, methods=["POST"]),
             Route("/calibration.jpg", calibration_picture), Route("/qr.svg", qr),
+            Route("/api/setup/answer", setup_answer, methods=["POST"]),
         ]
         return Starlette(routes=routes, middleware=[Middleware(LimitBody)],
                          exception_handlers={HTTPException: http_error, Exception: internal})

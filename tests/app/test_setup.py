@@ -143,7 +143,7 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
         page["camera"] = urllib.request.urlopen(base + "/camera.jpg", timeout=10).read()
     answers.at("Enter to close it", look_at_the_page)
     presser = press_when_ready(pins, [16, 12])
-    code = Guide(config, inp=answers, out=out, page=True, mock_gpio=True).run()
+    code = Guide(config, inp=answers, out=out, page=True, page_port=port, mock_gpio=True).run()
     presser.join(5)
     said = out.getvalue()
     assert code == 0, said
@@ -169,6 +169,7 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     # the QR code printed decodes to the page's address, which the page shows too
     url = decode_printed_qr(said)
     assert url.startswith("http://") and url.endswith(f":{port}/")
+    assert "state" in page, answers.asked[-4:]
     assert page["state"]["mode"] == "setup" and page["state"]["setup"]["url"] == url
     assert page["state"]["setup"]["qr"] is True and "configuration" in page["state"]["setup"]["done"]
     assert page["qr"][0] == "image/svg+xml" and b"<svg" in page["qr"][1]
@@ -218,3 +219,99 @@ def test_setup_stops_cleanly_when_the_answers_run_out(home, monkeypatch, capsys)
     assert "is for 2, 3, 4, 6, 8, 9, 10, 12 players" in out       # 5 asked again
     assert err.count("\n") == 1 and "nothing written" in err and "Traceback" not in err
     assert not config.exists()
+
+
+class Silent:
+    """A terminal nobody types at (the Pi without a keyboard): its reads wait."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+
+    def readline(self, *a):
+        self.closed.wait(120)
+        return ""
+
+
+def test_setup_answered_from_the_page_alone(home):
+    """A Pi with no keyboard: every answer sent from a phone's page, with the PIN; a wrong
+    answer is shown there and asked again; the file written is the same as typed."""
+    from firmware_bridge.emulator import Emulator
+    emu = Emulator(7, 7, sensor="occupancy")              # the travel board
+    matrix = emu.start_pty()
+    port = free_port()
+    config = home / "board.toml"
+    config.write_text('[dashboard]\npin = "1357"\n', "utf-8")    # the file's PIN guards the page
+    answers = [("go through the setup again", "y"), ("edition", "travel"),
+               ("players at the table", "5"), ("players at the table", "2"),
+               ("chip colour", ""), ("names", "Eva, Jan"), ("seats the Pi plays", "-"),
+               ("port during games", str(port)), ("where is the board read", "matrix"),
+               ("serial port", matrix), ("GPIO pins", "n"), ("the PIN", ""),
+               ("replace", "y"), ("at every boot", "n"), ("board elsewhere", "no"),
+               ("Enter to close", "")]
+    out, terminal = io.StringIO(), Silent()
+    guide = Guide(config, inp=terminal, out=out, page=True, page_port=port)
+    result = {}
+    run = threading.Thread(target=lambda: result.update(code=guide.run()), daemon=True)
+
+    def post(path, body, cookie=None):
+        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json", "X-Seqboard": "1",
+                                      **({"Cookie": cookie} if cookie else {})})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read()), r.headers.get("Set-Cookie")
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read()), None
+
+    def state():
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as r:
+            return json.loads(r.read())
+    try:
+        run.start()
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            try:
+                state()
+                break
+            except OSError:
+                time.sleep(0.1)
+        status, body, _ = post("/api/setup/answer", {"answer": "travel"})
+        assert status == 401                                   # answering needs the PIN
+        status, body, cookie = post("/api/login", {"pin": "1357"})
+        assert status == 200, body
+        cookie = cookie.split(";")[0]
+        problems = []
+        for want, answer in answers:
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                q = state().get("setup", {}).get("question")
+                if q and want in q["text"]:
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError(f"never asked {want!r}: {out.getvalue()[-600:]}")
+            if q.get("problem"):
+                problems.append(q["problem"])
+            if want == "where is the board read":
+                assert q["options"] == ["camera", "matrix"]
+            status, body, _ = post("/api/setup/answer", {"answer": answer}, cookie)
+            assert status == 200, body
+            # the next question (or the same one again) replaces this one
+            while time.monotonic() < end and want != "Enter to close":    # then it closes
+                q2 = state().get("setup", {}).get("question")
+                if q2 != q:
+                    break
+                time.sleep(0.05)
+        run.join(60)
+    finally:
+        terminal.closed.set()
+        emu.stop()
+    said = out.getvalue()
+    assert result.get("code") == 0, said
+    assert problems == ["Sequence Travel is for 2, 3, 4 players"] or \
+        problems and "players" in problems[0]
+    cfg = tomllib.loads(config.read_text())
+    assert cfg["game"]["edition"] == "travel" and cfg["game"]["players"] == 2
+    assert cfg["game"]["names"] == ["Eva", "Jan"] and cfg["sensing"]["source"] == "matrix"
+    assert cfg["dashboard"]["pin"] == "1357" and cfg["dashboard"]["port"] == port
+    assert "the matrix answers on" in said and "Eva, Jan" in said     # the page's answers echoed

@@ -383,7 +383,7 @@ async function post(path, body) {
 let unlocked = false;
 function unlock(on) {
   unlocked = on;
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button")) b.disabled = !on;
 }
 
 // a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
@@ -430,7 +430,45 @@ function renderSetup(msg) {
   qr.hidden = !s.qr;
   if (s.qr && !qr.src.includes("t=" + msg.seq)) qr.src = "/qr.svg?t=" + msg.seq;
   document.getElementById("setup-url").textContent = s.url ? "Open on a phone: " + s.url : "";
+  // the question waiting for an answer: options as buttons, or a text box (empty: the default)
+  const q = s.question;
+  const form = document.getElementById("setup-form");
+  form.hidden = !q;
+  if (!q) return;
+  const key = JSON.stringify(q) + msg.seq;
+  if (form.dataset.key === key) return;
+  form.dataset.key = key;
+  document.getElementById("setup-question").textContent = q.text;
+  const input = document.getElementById("setup-answer");
+  input.value = "";
+  input.placeholder = q.default ? "Enter: " + q.default : "";
+  const opts = document.getElementById("setup-options");
+  opts.innerHTML = "";
+  for (const o of q.options || []) {
+    const b = hel("button", { type: "button", "data-answer": o }, opts);
+    b.textContent = o + (o === q.default ? " (default)" : "");
+    b.disabled = !unlocked;
+    b.addEventListener("click", () => answerSetup(o));
+  }
+  const prob = document.getElementById("setup-problem");
+  prob.hidden = !q.problem;
+  prob.textContent = q.problem || "";
 }
+
+async function answerSetup(text) {
+  const [ok, data] = await post("/api/setup/answer", { answer: text });
+  if (!ok) {
+    const prob = document.getElementById("setup-problem");
+    prob.hidden = false;
+    prob.textContent = data.error || "refused";
+    if (data.error && data.error.includes("PIN")) unlock(false);
+  }
+}
+
+document.getElementById("setup-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  answerSetup(document.getElementById("setup-answer").value);
+});
 
 function spaceName(i, cols) {
   return String.fromCharCode(97 + (i % cols)) + (Math.floor(i / cols) + 1);
