@@ -303,8 +303,34 @@ def test_the_setup_view_shows_the_steps_the_camera_and_the_qr_code(browser, tmp_
         expect(pg.locator("#setup-box")).to_be_visible()
         expect(pg.locator("#board-box")).to_be_hidden()
         steps = ["game", "page", "board", "done"]
-        dash.setup_state({"steps": steps, "current": "game", "done": []})
+        got = []
+        dash.setup_answer = lambda text: got.append(text) or True
+        dash.setup_state({"steps": steps, "current": "game", "done": [], "question": {
+            "text": "where is the board read (camera / matrix) [camera]", "default": "camera",
+            "options": ["camera", "matrix"], "problem": None}})
         expect(pg.locator("#setup-steps li[aria-current=step]")).to_have_text("game")
+        expect(pg.locator("#setup-question")).to_contain_text("where is the board read")
+        expect(pg.locator("#setup-options button").first).to_be_disabled()   # the PIN first
+        pg.fill("#pin", "2468")
+        pg.click("#login button")
+        expect(pg.locator("#login-msg")).to_have_text("unlocked")
+        pg.click("#setup-options button[data-answer=matrix]")
+        for _ in range(100):
+            if got:
+                break
+            pg.wait_for_timeout(50)
+        assert got == ["matrix"]
+        dash.setup_state({"steps": steps, "current": "game", "done": [], "question": {
+            "text": "players at the table [2]", "default": "2", "options": [],
+            "problem": "Sequence is for 2, 3, 4 players"}})
+        expect(pg.locator("#setup-problem")).to_have_text("Sequence is for 2, 3, 4 players")
+        pg.fill("#setup-answer", "3")
+        pg.click("#setup-form button[type=submit]")
+        for _ in range(100):
+            if len(got) == 2:
+                break
+            pg.wait_for_timeout(50)
+        assert got == ["matrix", "3"]
         dash.source = Still(np.full((120, 160, 3), 90, np.uint8))       # the camera appears
         dash.setup_state({"steps": steps, "current": "board", "done": ["game", "page"],
                           "camera": True, "capturing": [3, 15]})
