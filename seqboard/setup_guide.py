@@ -64,6 +64,13 @@ class Preview:
         return self.last
 
 
+def _is_tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def qr_text(url: str) -> str:
     """The address as a QR code drawn with block characters (two modules a line)."""
     import io
@@ -111,6 +118,8 @@ class Guide:
         print(prompt, end="", file=self.out, flush=True)
         if self.dash is None:
             text = self.inp.readline()
+            if text and not _is_tty(self.inp):
+                print(text.rstrip("\n"), file=self.out, flush=True)    # answers from a script
         else:
             self._question = {"text": prompt.rstrip(": "), "options": options or [],
                               "default": default, "problem": problem}
@@ -150,6 +159,8 @@ class Guide:
                 print(text, file=self.out, flush=True)       # the transcript shows it
                 return text + "\n"
             if text:
+                if not _is_tty(self.inp):
+                    print(text.rstrip("\n"), file=self.out, flush=True)
                 return text
             self._terminal_open = False
             print(f"(the terminal's input ended: answer on the page, {self.url})",

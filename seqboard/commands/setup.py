@@ -25,7 +25,7 @@ Enter keeps the default in brackets; run it again to change an answer. See docs/
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setup", help="first-run guide: answer a few questions, get a working board",
-                       description="A first-run guide in the terminal (the page follows it): "
+                       description="A first-run guide, in the terminal and on the page: "
                                    "edition, players, camera or matrix, LEDs and buttons, PIN, "
                                    "the configuration file, the service, and the page's QR code.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
