@@ -200,13 +200,16 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
         assert not list(home.glob("board.toml.*"))
         # said yes: replaced, the old one kept beside it, the comment kept
         out = io.StringIO()
-        assert Guide(config, inp=Answers(lines[:-1] + ["y", "n", "n"], out), out=out,
-                     page=False).run() == 0
+        again = lines[:-1] + ["y", "n", "create", "broker.local", "north", "n"]
+        assert Guide(config, inp=Answers(again, out), out=out, page=False).run() == 0
     finally:
         emu.stop()
+    # the remote game chosen: written to [remote], and the command that starts it said
+    assert f"seqboard play --remote create --config {config}" in out.getvalue()
     cfg = tomllib.loads(config.read_text())
     assert cfg["sensing"]["source"] == "matrix" and cfg["matrix"]["port"] == port
     assert len(cfg["dashboard"]["pin"]) == 6                 # a random PIN, written: it stays
+    assert cfg["remote"]["host"] == "broker.local" and cfg["remote"]["board"] == "north"
     assert config.read_text().startswith("# mine")
     assert (home / "board.toml.bak").read_bytes() == before
 
