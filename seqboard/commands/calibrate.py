@@ -84,10 +84,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import FrameSourceError, open_frames
 
     from ..app import load_settings
-    from ..calibrator import Calibrator
+    from ..sources.calibrator import Calibrator
     from ..errors import UserError
     from ..settings import game_params
-    from ..setup_guide import Preview
+    from ..modes.setup import Preview
 
     cfg = load_settings(args.config)
     layout = game_params(cfg)["layout"]

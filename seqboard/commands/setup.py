@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from hw_config.config import DEFAULT_PATH
 
-    from ..setup_guide import Guide
+    from ..modes.setup import Guide
     path = Path(args.config or DEFAULT_PATH).expanduser()
     return Guide(path, page=not args.no_page, page_port=args.port,
                  mock_gpio=args.mock_gpio).run()

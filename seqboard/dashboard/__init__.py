@@ -236,7 +236,7 @@ class Dashboard:
         return self.source is not None and hasattr(self.source, "annotated")
 
     def stacks(self, kind: str, game, text: str) -> None:
-        """A :class:`~seqboard.stacks_table.StacksTable` listener: SEQUENCE STACKS live."""
+        """A :class:`~seqboard.modes.stacks.StacksTable` listener: SEQUENCE STACKS live."""
         self._seq += 1
         self._publish(json.dumps({
             "type": "state", "mode": "stacks", "seq": self._seq, "sent": time.time(),

@@ -18,7 +18,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from seqboard.cli import main
-from seqboard.setup_guide import Guide
+from seqboard.modes.setup import Guide
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
     try:
         lines = ["y", "classic", "2", "", "-", "-", "8080", "matrix", port, "n", "", "n"]
         out = io.StringIO()
-        assert Guide(config, inp=Answers(lines, out), out=out, page=False).run() == 0
+        assert Guide(config, inp=Answers(lines, out), out=out, page=False.run() == 0
         said = out.getvalue()
         assert "the matrix answers on" in said and "1 of them hold a chip" in said
         assert config.read_bytes() == before and "nothing written" in said
@@ -201,7 +201,7 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
         # said yes: replaced, the old one kept beside it, the comment kept
         out = io.StringIO()
         again = lines[:-1] + ["y", "n", "create", "broker.local", "north", "n"]
-        assert Guide(config, inp=Answers(again, out), out=out, page=False).run() == 0
+        assert Guide(config, inp=Answers(again, out), out=out, page=False.run() == 0
     finally:
         emu.stop()
     # the remote game chosen: written to [remote], and the command that starts it said

@@ -138,7 +138,7 @@ def test_stacks_piles_discard_tops_chips_and_turn_live(browser, tmp_path):
     from engine.stacks import StacksGame
     from engine.stacks.game import Pile
     from seqboard.dashboard import Dashboard
-    from seqboard.stacks_table import StacksTable
+    from seqboard.modes.stacks import StacksTable
 
     dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
     url = dash.start()
@@ -171,7 +171,7 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
 
     from engine.game import builtin_layout
     from engine.observation import Observation
-    from seqboard.calibrator import Calibrator
+    from seqboard.sources.calibrator import Calibrator
     from seqboard.dashboard import Dashboard
     from vision.synth import Conditions, render
 

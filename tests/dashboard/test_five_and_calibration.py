@@ -85,8 +85,8 @@ def test_a_player_names_the_five_of_a_longer_line_from_the_page(tmp_path):
 
 def test_the_calibration_page_shows_the_live_camera_and_the_capture_progress(tmp_path):
     from engine.observation import Observation
-    from seqboard.calibrator import Calibrator
-    from seqboard.setup_guide import Preview
+    from seqboard.sources.calibrator import Calibrator
+    from seqboard.modes.setup import Preview
     from vision.sources import FolderSource
     from vision.synth import Conditions, render
 

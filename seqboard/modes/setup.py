@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import UserError
+from ..errors import UserError
 
 STEPS = ["game", "page", "board", "lights and buttons", "PIN", "configuration", "service",
          "remote game", "done"]
@@ -238,7 +238,7 @@ class Guide:
         """The existing file's values as the defaults (each default where a value is wrong)."""
         from hw_config.config import SCHEMA, ConfigError, read_raw, validate
 
-        from .settings import game_checks
+        from ..settings import game_checks
         self.cfg = {s: {k: v.default for k, v in keys.items()} for s, keys in SCHEMA.items()}
         self.problems: list[str] = []
         if not self.path.exists():
@@ -284,7 +284,7 @@ class Guide:
             if self.preview is not None:
                 self.preview.src.close()
         if self.start_remote:
-            from .cli import main
+            from ..cli import main
             self.say(f"starting: seqboard {' '.join(self.start_remote)}")
             return main(self.start_remote)
         return 0
@@ -366,7 +366,7 @@ class Guide:
         or here, with the camera's picture and the QR code at the end."""
         if not self.page:
             return
-        from .dashboard import Dashboard
+        from ..dashboard import Dashboard
         port = self.page_port or self.current("dashboard", "port")
         pin = self.current("dashboard", "pin") or None
         dash = Dashboard(None, Path(self.current("records", "dir")).expanduser(), None,
@@ -440,7 +440,7 @@ class Guide:
         self.calibrate()
 
     def calibrate(self) -> None:
-        from .calibrator import Calibrator
+        from ..sources.calibrator import Calibrator
         out = Path(str(self.current("camera", "calibration"))).expanduser()
         self.set("camera", "calibration", str(self.current("camera", "calibration")))
         layout = self.layout()
@@ -540,7 +540,7 @@ class Guide:
             if not isinstance(Device.pin_factory, MockFactory):
                 Device.pin_factory = MockFactory()
         else:
-            from .app import real_pin_factory
+            from ..app import real_pin_factory
             try:
                 real_pin_factory()
             except UserError as exc:
@@ -662,7 +662,7 @@ class Guide:
     def write(self) -> bool:
         from hw_config.config import ConfigError
 
-        from .settings import check
+        from ..settings import check
         self.step("configuration")
         text = self.text()
         tmp = self.path.with_name(self.path.name + ".new")
@@ -693,7 +693,7 @@ class Guide:
         return True
 
     def service(self) -> None:
-        from .commands.service import UNIT_PATH, unit_text
+        from ..commands.service import UNIT_PATH, unit_text
         self.step("service")
         mode = "play" if self.values.get(("game", "computer_seats")) else "referee"
         config = str(self.path.resolve())
@@ -756,7 +756,7 @@ class Guide:
         self.done.append("remote game")
 
     def finish(self) -> None:
-        from .dashboard import _lan_address
+        from ..dashboard import _lan_address
         port = self.values[("dashboard", "port")]
         host = self.current("dashboard", "host")
         shown = _lan_address() if host in ("0.0.0.0", "", "::") else host
