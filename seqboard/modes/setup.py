@@ -30,6 +30,7 @@ from ..errors import UserError
 STEPS = ["game", "page", "board", "lights and buttons", "PIN", "configuration", "service",
          "remote game", "done"]
 BUTTON_WAIT = 20.0          # seconds a button press is waited for
+LINK_WAIT = 5.0             # seconds the matrix has to greet, and then to send a reading
 
 
 class InputEnded(UserError):
@@ -84,7 +85,7 @@ def qr_text(url: str) -> str:
 class Guide:
     def __init__(self, path: Path, *, inp=None, out=None, page: bool = True,
                  page_port: int | None = None, mock_gpio: bool = False,
-                 button_wait: float = BUTTON_WAIT) -> None:
+                 button_wait: float = BUTTON_WAIT, link_wait: float = LINK_WAIT) -> None:
         self.path = Path(path).expanduser()
         self.inp = inp if inp is not None else sys.stdin
         self.out = out if out is not None else sys.stdout
@@ -102,6 +103,7 @@ class Guide:
         self._question: dict | None = None
         self._current = "game"
         self.button_wait = button_wait
+        self.link_wait = link_wait
         self.values: dict[tuple[str, str], Any] = {}     # (section, key) -> the answer
         self.dash = None
         self.preview = None
@@ -497,9 +499,9 @@ class Guide:
             self.set("matrix", "port", port)
             link = MatrixLink(port, baud=self.current("matrix", "baud"))
             try:
-                link.start(wait=3.0)
+                link.start(wait=self.link_wait)
                 hello = link.hello
-                snap = link.wait_snapshot(3.0)
+                snap = link.wait_snapshot(self.link_wait)
             except (LinkError, OSError) as exc:
                 self.say(f"  cannot reach the matrix on {port}: {exc}")
                 link.stop()

@@ -193,7 +193,8 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
     try:
         lines = ["y", "classic", "2", "", "-", "-", "8080", "matrix", port, "n", "", "n"]
         out = io.StringIO()
-        assert Guide(config, inp=Answers(lines, out), out=out, page=False.run() == 0
+        assert Guide(config, inp=Answers(lines, out), out=out, page=False,
+                     link_wait=30).run() == 0
         said = out.getvalue()
         assert "the matrix answers on" in said and "1 of them hold a chip" in said
         assert config.read_bytes() == before and "nothing written" in said
@@ -201,7 +202,8 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
         # said yes: replaced, the old one kept beside it, the comment kept
         out = io.StringIO()
         again = lines[:-1] + ["y", "n", "create", "broker.local", "north", "n"]
-        assert Guide(config, inp=Answers(again, out), out=out, page=False.run() == 0
+        assert Guide(config, inp=Answers(again, out), out=out, page=False,
+                     link_wait=30).run() == 0
     finally:
         emu.stop()
     # the remote game chosen: written to [remote], and the command that starts it said
@@ -252,7 +254,7 @@ def test_setup_answered_from_the_page_alone(home):
                ("replace", "y"), ("at every boot", "n"), ("board elsewhere", "no"),
                ("Enter to close", "")]
     out, terminal = io.StringIO(), Silent()
-    guide = Guide(config, inp=terminal, out=out, page=True, page_port=port)
+    guide = Guide(config, inp=terminal, out=out, page=True, page_port=port, link_wait=30)
     result = {}
     run = threading.Thread(target=lambda: result.update(code=guide.run()), daemon=True)
 
