@@ -85,6 +85,14 @@ def espeak_voice(v: Any) -> str | None:
     return None if ok else "an espeak-ng voice name such as en, en-gb, cs, mb-en1"
 
 
+#: the languages the catalogs hold (seqboard/i18n/locale; docs/languages.md)
+LANGUAGES = ("en", "cs", "it", "es", "pl", "fr", "nl", "de")
+
+
+def language(v: Any) -> str | None:
+    return None if v == "auto" or v in LANGUAGES else f"auto or one of {', '.join(LANGUAGES)}"
+
+
 def host(v: Any) -> str | None:
     ok = 0 < len(v) <= 253 and all(c.isalnum() or c in ".:-_[]%" for c in v)
     return None if ok else "an IP address or host name"
@@ -170,6 +178,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "pin": Key(str, "", f"PIN needed to act from the page, {PIN_MIN} to {PIN_MAX} characters, no spaces; empty: a random one, written here at the first start so that it stays", pin),
     },
     "ui": {
+        "language": Key(str, "auto", "language of the terminal, the voice and the page: en, cs, it, es, pl, fr, nl, de; auto: the system's (LANGUAGE, LANG) in the terminal and the voice, the browser's on the page", language),
         "voice": Key(bool, False, "speak verdicts, the Pi's moves and hints: on the Pi through espeak-ng (`sudo apt install espeak-ng`), in the page through the browser's speech"),
         "voice_name": Key(str, "en", "espeak-ng voice (`espeak-ng --voices` lists them; an mbrola voice such as mb-en1 if installed)", espeak_voice),
         "voice_speed": Key(int, 150, "words a minute", between(80, 400)),

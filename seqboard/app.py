@@ -29,7 +29,10 @@ from .session import Session, resume_session
 
 
 def load_settings(path: str | None) -> Config:
-    return settings.load(path)
+    cfg = settings.load(path)
+    from . import i18n
+    i18n.set_language(cfg["ui.language"])      # the terminal's, the voice's and the page's
+    return cfg
 
 
 def records_dir(cfg: Config, override: str | None) -> Path:
@@ -174,7 +177,8 @@ def attach_indicators(session: Session, cfg: Config, commands: Commands, *,
     if cfg["ui.voice"]:
         from .indicators.voice import Voice, VoiceIndicator
         u = cfg.section("ui")
-        speaker = VoiceIndicator(Voice(voice=u["voice_name"], speed=u["voice_speed"],
+        from .i18n import espeak_voice
+        speaker = VoiceIndicator(Voice(voice=espeak_voice(u["voice_name"]), speed=u["voice_speed"],
                                        out=stream or sys.stdout))
         session.subscribe(speaker)
         out.append(speaker)

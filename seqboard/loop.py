@@ -14,6 +14,7 @@ from typing import Callable, Protocol
 
 from engine.observation import Observation
 
+from .i18n import N_, _
 from .session import Session
 
 
@@ -46,14 +47,15 @@ class Commands:
             n += 1
 
 
-KEYS = {"u": ("undo", "undo the last move"),
-        "c": ("confirm", "confirm the warning (or the missed moves it offers)"),
-        "t": ("take_board", "take the board as it stands (the game's board becomes what is seen)"),
-        "d": ("toggle_dead", "show or hide the dead cards on the LEDs"),
-        "l": ("lost_draw", "the last player's draw is lost"),
-        "h": ("hint", "hints for the player to move: h and the cards held, e.g. h 5H 10D JS"),
-        "f": ("five", "name the five of the sequence just made on a longer line, e.g. f c4-g4"),
-        "a": ("address", "show the dashboard's address and PIN again")}
+KEYS = {"u": ("undo", N_("undo the last move")),
+        "c": ("confirm", N_("confirm the warning (or the missed moves it offers)")),
+        "t": ("take_board",
+              N_("take the board as it stands (the game's board becomes what is seen)")),
+        "d": ("toggle_dead", N_("show or hide the dead cards on the LEDs")),
+        "l": ("lost_draw", N_("the last player's draw is lost")),
+        "h": ("hint", N_("hints for the player to move: h and the cards held, e.g. h 5H 10D JS")),
+        "f": ("five", N_("name the five of the sequence just made on a longer line, e.g. f c4-g4")),
+        "a": ("address", N_("show the dashboard's address and PIN again"))}
 
 
 def key_action(line: str) -> str | None:
@@ -70,12 +72,12 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
         name = key_action(line)
         if name is None:
             if line.strip():
-                print("keys: " + ", ".join(f"{k} {d}" for k, (_, d) in KEYS.items()), file=out,
-                      flush=True)
+                keys = ", ".join(f"{k} {_(d)}" for k, (_n, d) in KEYS.items())
+                print(_("keys: {keys}").format(keys=keys), file=out, flush=True)
             continue
         if name == "address":
             from .indicators.terminal import NOTES
-            print("\n".join(NOTES.values()) or "no dashboard in this run", file=out, flush=True)
+            print("\n".join(NOTES.values()) or _("no dashboard in this run"), file=out, flush=True)
             continue
         if name == "hint":
             words = line.split()[1:]
@@ -104,7 +106,7 @@ def _five(session: Session, words: list[str], out) -> None:
     from engine.errors import EngineError
     layout = session.referee.layout
     if not words:
-        print("five: name the five, e.g. f c4-g4", file=out, flush=True)
+        print(_("five: name the five, e.g. f c4-g4"), file=out, flush=True)
         return
     try:
         five = tuple(parse_five(w, layout.rows, layout.cols) for w in words)

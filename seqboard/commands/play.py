@@ -187,7 +187,8 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                     return True
                 if not waiting["said"]:
                     waiting["said"] = True
-                    print("game over: start a new game from the dashboard, or Ctrl-C", flush=True)
+                    from ..i18n import _
+                    print(_("game over: start a new game from the dashboard, or Ctrl-C"), flush=True)
                 return False
             # a file paces itself (its frames' own time); a live source is polled each tick
             recorded = getattr(real_source, "recorded", False)

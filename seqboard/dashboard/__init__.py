@@ -49,6 +49,8 @@ from typing import Any
 import engine
 from engine.cards import picture_file
 
+from .. import i18n
+
 from .guard import (
     local_host,
     LOW_FDS,
@@ -148,6 +150,11 @@ def _own_names() -> tuple[str, ...]:
 _OWN_NAMES: tuple[str, ...] | None = None
 
 
+def page_words(texts) -> dict:
+    """The template and parameters of each English sentence (seqboard.i18n), for the page."""
+    return {t: i18n.words(t) for t in texts if t}
+
+
 def public_view(view: dict) -> dict:
     """The view every viewer gets: without hints, which hold the cards a player typed."""
     if not view.get("hints") and not any(line.get("kind") == "hint" for line in view.get("log", ())):
@@ -206,10 +213,12 @@ class Dashboard:
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
                                       "sent": time.time(), "camera": self.has_camera(),
-                                      "calibration": {"step": "ready"}})
+                                      "calibration": {"step": "ready"},
+                                      "language": i18n.configured()})
         if setup:
             self._state = json.dumps({"type": "state", "mode": "setup", "seq": 0,
-                                      "sent": time.time(), "setup": {"steps": [], "done": []}})
+                                      "sent": time.time(), "setup": {"steps": [], "done": []},
+                                      "language": i18n.configured()})
 
     # --- the indicator side (main loop's thread) -------------------------------------------
     def attach(self, session) -> None:
@@ -229,6 +238,13 @@ class Dashboard:
             # the page asks for /camera.jpg only when there is a camera to show
             "camera": self.has_camera(), "voice": self.voice,
             "observed": None if obs is None else [s.value for s in obs.states],
+            # the page says the sentences in its viewer's language (seqboard/i18n): their
+            # templates and parameters; older lines of the log come from /api/words
+            "language": i18n.configured(),
+            "words": page_words([event.text] + [line["text"] for line in view["log"][-3:]]
+                                + [(view.get("warning") or {}).get("text"),
+                                   (view.get("proposal") or {}).get("text"),
+                                   view.get("source_problem")]),
         }, separators=(",", ":"))
         self._publish(msg)
 
@@ -243,6 +259,8 @@ class Dashboard:
             "event": {"kind": kind, "text": text}, "stacks": game.view(), "log": game.log[-40:],
             # who sits where ("person" or the Pi's level): the page marks the Pi's seats
             "seats": list(self.stacks_seats),
+            "language": i18n.configured(),
+            "words": page_words(game.log[-40:] + [text, game.result or ""]),
         }, separators=(",", ":")))
 
     def setup_state(self, setup: dict) -> None:
@@ -250,7 +268,8 @@ class Dashboard:
         self._seq += 1
         self._publish(json.dumps({"type": "state", "mode": "setup", "seq": self._seq,
                                   "sent": time.time(), "setup": setup,
-                                  "camera": self.has_camera()}, separators=(",", ":")))
+                                  "camera": self.has_camera(), "language": i18n.configured()},
+                                 separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:
         self._state = msg
@@ -345,6 +364,22 @@ class Dashboard:
                 return error(404, "no such card")
             return FileResponse(path, media_type="image/png",
                                 headers={"Cache-Control": "max-age=86400"})
+
+        async def words(request: Request):
+            view = public_view(dash.session.view()) if dash.session is not None else {}
+            texts = [line["text"] for line in view.get("log", ())]
+            texts += [(view.get("warning") or {}).get("text"),
+                      (view.get("proposal") or {}).get("text"), view.get("source_problem")]
+            texts += [h.get("reason") for h in view.get("hints") or ()]
+            return JSONResponse({"words": page_words(texts)}, headers={"Cache-Control": "no-store"})
+
+        async def catalog(request: Request):
+            lang = i18n.supported(request.path_params["lang"])
+            if lang is None:
+                return error(404, f"no such language (one of {', '.join(i18n.LANGUAGES)})")
+            messages = await asyncio.to_thread(i18n.catalog_json, lang)
+            return JSONResponse({"language": lang, "messages": messages},
+                                headers={"Cache-Control": "max-age=3600"})
 
         async def state(request: Request):
             return Response(dash._state, media_type="application/json",
@@ -489,6 +524,8 @@ class Dashboard:
             def work():
                 try:
                     result = {"hints": s.hint(cards, private=True), "move_number": s.hints_at}
+                    result["words"] = page_words([h["reason"] for h in result["hints"]]
+                                                 + [h["move"] for h in result["hints"]])
                 except EngineError as exc:
                     result = {"error": str(exc)}
                 except Exception as exc:            # a bug: one line, the page gets a 500
@@ -572,13 +609,15 @@ class Dashboard:
                     dash._publish(json.dumps({
                         "type": "state", "mode": "calibrate", "seq": dash._seq,
                         "sent": time.time(), "camera": dash.has_camera(),
-                        "calibration": {"step": "capturing", "frame": frame, "of": total}}))
+                        "calibration": {"step": "capturing", "frame": frame, "of": total},
+                        "language": i18n.configured()}))
                 cal.progress = progress
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
             dash._seq += 1
             dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
                                       "sent": time.time(), "camera": dash.has_camera(),
-                                      "calibration": {"step": step, **result}}))
+                                      "calibration": {"step": step, **result},
+                                      "language": i18n.configured()}))
             return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
         async def calibration_picture(request: Request):
@@ -764,6 +803,7 @@ class Dashboard:
         routes = [
             Route("/", index), Route("/static/{name}", static), Route("/cards/{code}.png", card),
             Route("/api/state", state), Route("/api/login", login, methods=["POST"]),
+            Route("/api/words", words), Route("/i18n/{lang}.json", catalog),
             Route("/api/action", action, methods=["POST"]), Route("/api/records", records),
             Route("/records/{name}", download), Route("/api/records/{name}/replay", replay_record),
             Route("/camera.jpg", camera), WebSocketRoute("/ws", ws),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from ..i18n import _, tr
 from ..session import Event
 
 ANSI = {"B": "\033[1;37;44m", "G": "\033[1;30;42m", "R": "\033[1;37;41m"}
@@ -57,31 +58,38 @@ def render_board(view: dict, colour: bool = True) -> str:
 
 
 def status_line(view: dict) -> str:
-    names = view["colour_names"]
+    names = [_(n) for n in view["colour_names"]]
     made = view.get("sequences_made", [])
     seqs = ", ".join(f"{names[t]} {n}" + (" (" + " ".join(q["text"] for q in made if q["team"] == t)
                                           + ")" if n else "")
                      for t, n in enumerate(view["sequences"]))
     if view["over"]:
-        head = f"{names[view['winner']]} wins" if view["winner"] is not None else "game over"
+        head = _("{team} wins").format(team=names[view["winner"]]) \
+            if view["winner"] is not None else _("game over")
     else:
-        head = f"move {view['move_number'] + 1}: {names[view['to_move']['team']]} to play"
-    dead = ", ".join(view["dead_cards"]) or "none"
-    return f"{head} | sequences: {seqs} (need {view['to_win']}) | dead cards: {dead}"
+        head = _("move {n}: {team} to play").format(n=view["move_number"] + 1,
+                                                    team=names[view["to_move"]["team"]])
+    dead = ", ".join(view["dead_cards"]) or _("none")
+    return _("{head} | sequences: {seqs} (need {need}) | dead cards: {dead}").format(
+        head=head, seqs=seqs, need=view["to_win"], dead=dead)
 
 
 def warning_text(view: dict) -> str:
     """The warning, ending once in what to do about it."""
     text = view["warning"]["text"]
-    return text if "put the board right" in text else f"{text} (put the board right)"
+    if "put the board right" in text:
+        return tr(text)
+    return _("{warning} (put the board right)").format(warning=tr(text))
 
 
 def hint_lines(view: dict) -> list[str]:
     """The hints for the player to move, best first: move, reason, chance of winning."""
     out = []
     for i, h in enumerate(view.get("hints") or [], 1):
-        chance = f", {100 * h['chance']:.0f} % to win" if h.get("chance") is not None else ""
-        out.append(f"hint {i}: {h['move']}: {h['reason']}{chance}")
+        chance = _(", {pct} % to win").format(pct=f"{100 * h['chance']:.0f}") \
+            if h.get("chance") is not None else ""
+        out.append(_("hint {i}: {play}: {reason}{chance}").format(
+            i=i, play=tr(h["move"]), reason=tr(h["reason"]), chance=chance))
     return out
 
 
@@ -98,25 +106,27 @@ class TerminalIndicator:
             out = ["\033[2J\033[H" + view["title"], render_board(view, self.colour), "",
                    status_line(view)] + list(NOTES.values())
             if view["warning"]:
-                out.append(f"{WARN if self.colour else ''}WARNING: {warning_text(view)}"
+                out.append(f"{WARN if self.colour else ''}{_('WARNING')}: {warning_text(view)}"
                            f"{RESET if self.colour else ''}")
             if view.get("source_problem"):
-                out.append(f"{WARN if self.colour else ''}SENSING: {view['source_problem']}"
+                problem = tr(view["source_problem"])
+                out.append(f"{WARN if self.colour else ''}{_('SENSING')}: {problem}"
                            f"{RESET if self.colour else ''}")
             if view["proposal"]:
-                out.append(f"computer's move: {view['proposal'].get('text', '')}")
+                out.append(_("computer's move: {proposal}").format(
+                    proposal=tr(view["proposal"].get("text", ""))))
             out += hint_lines(view)
             out.append("")
-            out += [f"{e['n']:4d}  {e['text']}" for e in view["log"][-8:]]
+            out += [f"{e['n']:4d}  {tr(e['text'])}" for e in view["log"][-8:]]
             self.stream.write("\n".join(out) + "\n")
         else:
             if event.kind == "info" and event.text == "connected":
                 return
-            prefix = {"warning": "WARNING ", "cleared": "ok: ", "game_over": "*** ",
-                      "source": "SENSING "}.get(event.kind, "")
+            prefix = {"warning": _("WARNING") + " ", "cleared": _("ok:") + " ", "game_over": "*** ",
+                      "source": _("SENSING") + " "}.get(event.kind, "")
             if event.kind == "source" and not view.get("source_problem"):
-                prefix = "ok: "
-            self.stream.write(f"[{view['move_number']:3d}] {prefix}{event.text}\n")
+                prefix = _("ok:") + " "
+            self.stream.write(f"[{view['move_number']:3d}] {prefix}{tr(event.text)}\n")
             if event.kind == "hint":
                 self.stream.write("".join(f"      {line}\n" for line in hint_lines(view)))
             if event.kind == "game_over":

@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
+from .. import i18n
 from ..session import Event
 
 RANKS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "10": "ten", "9": "nine",
@@ -29,9 +30,14 @@ CARD = re.compile(r"\b(10|[AKQJT2-9])([SHDC])\b")
 SPOKEN = ("verdict", "warning", "proposal", "game_over", "undo", "dead_card")
 
 
-def speakable(text: str) -> str:
-    """Words a listener follows: card codes as names (``JC`` -> ``jack of clubs``), no
-    "(computer)" aside, no punctuation read aloud."""
+def speakable(text: str, lang: str | None = None) -> str:
+    """Words a listener follows, in the language set (seqboard.i18n): card codes as names
+    (``JC`` -> ``jack of clubs``, ``Kreuz Bube``), no punctuation read aloud; in English
+    without the "(computer)" aside (other languages say it, as a word of the sentence)."""
+    lang = lang or i18n.language()
+    if lang != "en":
+        text = i18n.cards_in_words(i18n.tr(text, lang), lang).replace(";", ",")
+        return re.sub(r"\s+([,:])", r"\1", re.sub(r"[()]", "", text))
     text = CARD.sub(lambda m: f"{RANKS[m.group(1)]} of {SUITS[m.group(2)]}", text)
     text = re.sub(r"\((computer|other board)\) ", "", text).replace(";", ",")
     return re.sub(r"[()]", "", text)
@@ -164,7 +170,8 @@ class VoiceIndicator:
         elif event.kind == "hint" and not event.data.get("private"):
             best = (view.get("hints") or [None])[0]
             if best:
-                self.voice.say(speakable(f"hint: {best['move']}, {best['reason']}"))
+                self.voice.say(speakable(i18n._("hint: {play}, {reason}").format(
+                    play=i18n.tr(best["move"]), reason=i18n.tr(best["reason"]))))
 
     def close(self) -> None:
         self.voice.close(wait=5.0)

@@ -19,6 +19,8 @@ from engine.stacks import Action, StacksGame, make_stacks_player, parse_card
 from engine.stacks.cards import COLOUR_NAMES, COLOURS, SPECIALS, colour, is_wild, number
 from engine.stacks.record import action_entry, end_entry, setup_entry
 
+from .i18n import _, tr
+
 HELP = """what to type (codes: R1-R5 B1-B5, RW BW wilds, SK skip, RV reverse, SC steal a card,
 CH steal a chip, BL block; a number is a pile or a player, 1-based):
   R3 2          lay the red 3 on pile 2 (the pile may be left out when only one fits)
@@ -53,7 +55,7 @@ class StacksTable:
 
     # --- output --------------------------------------------------------------------------
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(tr(text), file=self.out, flush=True)      # in the table's language
 
     def _emit(self, kind: str, text: str) -> None:
         for fn in self.listeners:
@@ -65,22 +67,23 @@ class StacksTable:
     def table(self) -> str:
         g = self.game
         lines = []
-        piles = [f"{i + 1}:{COLOUR_NAMES[p.colour]} {'-'.join(c[1] for c in p.cards)}"
+        piles = [f"{i + 1}:{_(COLOUR_NAMES[p.colour])} {'-'.join(c[1] for c in p.cards)}"
                  for i, p in enumerate(g.piles)]
-        lines.append("piles: " + ("  ".join(piles) if piles else "none"))
-        tops = [f"{self.who(p)} {g.top(p) or '-'}" for p in range(g.n)]
-        lines.append("discard tops: " + ", ".join(tops))
-        chips = [f"{self.who(p)} {c['B']}B {c['R']}R" for p, c in enumerate(g.chips)]
-        lines.append("chips: " + ", ".join(chips) + f"   deck {len(g.deck)}, out of play {len(g.out)}")
+        lines.append(_("piles: {piles}").format(piles="  ".join(piles) if piles else _("none")))
+        tops = [f"{tr(self.who(p))} {g.top(p) or '-'}" for p in range(g.n)]
+        lines.append(_("discard tops: {tops}").format(tops=", ".join(tops)))
+        chips = [f"{tr(self.who(p))} {c['B']}B {c['R']}R" for p, c in enumerate(g.chips)]
+        lines.append(_("chips: {chips}   deck {deck}, out of play {out}").format(
+            chips=", ".join(chips), deck=len(g.deck), out=len(g.out)))
         if not g.over:
-            lines.append(f"to play: {self.who(g.current)}")
+            lines.append(_("to play: {who}").format(who=tr(self.who(g.current))))
         return "\n".join(lines)
 
     def prompt(self) -> str:
         g = self.game
         p = g.current
         if self.waiting_block:
-            return "Block? (BL <player>, or Enter for none)> "
+            return _("Block? (BL <player>, or Enter for none)> ")
         hand = ""
         if g.known and self.seats[p] == "person":
             hand = " [" + " ".join(sorted(g.hands[p])) + "]"

@@ -4,10 +4,75 @@
 const COLOUR = { B: "var(--blue)", G: "var(--green)", R: "var(--red)" };
 const SUIT = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const NAMES = { B: "blue", G: "green", R: "red" };
+function colourName(letter) { return lookup(NAMES[letter]); }
 const SVGNS = "http://www.w3.org/2000/svg";
 let state = null;
 let socket = null;
 let retry = 500;
+
+// --- the viewer's language: the catalogs of seqboard/i18n, served as /i18n/<lang>.json ---------
+const LANGUAGES = ["en", "cs", "it", "es", "pl", "fr", "nl", "de"];
+let LANG = "en";
+let CATALOG = {};
+const WORDS = new Map();             // English sentence -> its template and parameters
+function lookup(msgid) { return (LANG !== "en" && CATALOG[msgid]) || msgid; }
+function _(msgid) { return lookup(msgid); }      // _("...") marks a message for the catalogs
+function fmt(template, params) {
+  return template.replace(/\{(\w+)\}/g, (m, k) => (params[k] === undefined ? m : String(params[k])));
+}
+function renderWords(w) {
+  if (w.t !== undefined) return w.t;
+  if (w.j !== undefined) return w.l.map(renderWords).join(w.j.trim() ? lookup(w.j) : w.j);
+  const p = {};
+  for (const k in w.p) p[k] = typeof w.p[k] === "string" ? w.p[k] : renderWords(w.p[k]);
+  return fmt(lookup(w.m), p);
+}
+// a sentence of the game (English from the Pi) in the viewer's language
+function T(text) {
+  if (LANG === "en" || !text) return text;
+  const w = WORDS.get(text);
+  return w ? renderWords(w) : text;
+}
+function learnWords(words) {
+  if (WORDS.size > 4000) WORDS.clear();
+  for (const k in words || {}) WORDS.set(k, words[k]);
+}
+function pickLanguage(configured) {
+  const asked = new URLSearchParams(location.search).get("lang");
+  const wanted = [asked, configured, ...(navigator.languages || [navigator.language])];
+  for (const w of wanted) {
+    const base = (w || "").toLowerCase().split(/[-_]/)[0];
+    if (LANGUAGES.includes(base)) return base;
+  }
+  return "en";
+}
+function translatePage() {
+  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = lookup(e.dataset.i18n);
+  for (const a of ["title", "placeholder", "aria-label", "alt"]) {
+    for (const e of document.querySelectorAll(`[data-i18n-${a}]`)) e.setAttribute(a, lookup(e.dataset["i18n" + a[0].toUpperCase() + a.slice(1).replace("-l", "L")]));
+  }
+}
+let languageAsked = null;
+async function useLanguage(configured) {
+  const lang = pickLanguage(configured);
+  if (lang === languageAsked) return;
+  languageAsked = lang;
+  let catalog = {};
+  if (lang !== "en") {
+    try {
+      catalog = (await (await fetch("/i18n/" + lang + ".json")).json()).messages || {};
+      learnWords((await (await fetch("/api/words", { cache: "no-store" })).json()).words);
+    } catch (e) { /* offline: English until the next try */ }
+  }
+  if (languageAsked !== lang) return;      // another language was asked meanwhile
+  CATALOG = catalog;
+  LANG = lang;
+  document.documentElement.lang = lang;
+  document.body.dataset.language = lang;
+  translatePage();
+  setStatus(null, null);
+  if (state) render(state);
+}
 
 function el(tag, attrs, parent) {
   const e = document.createElementNS(SVGNS, tag);
@@ -165,6 +230,11 @@ const RANK_WORDS = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 10: "
 const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 function spoken(text) {
   // as the Pi's voice says it (seqboard/indicators/voice.py): card codes as card names
+  if (LANG !== "en") {
+    return T(text || "").replace(/\b(10|[AKQJT2-9])([SHDC])\b/g,
+      (m, r, s) => fmt(_("{rank} of {suit}"), { rank: lookup(RANK_WORDS[r]), suit: lookup(SUIT_WORDS[s]) }))
+      .replace(/;/g, ",").replace(/[()]/g, "");
+  }
   return (text || "").replace(/\b(10|[AKQJT2-9])([SHDC])\b/g, (_, r, s) => `${RANK_WORDS[r]} of ${SUIT_WORDS[s]}`)
     .replace(/\(computer\) /g, "").replace(/;/g, ",").replace(/[()]/g, "");
 }
@@ -177,23 +247,26 @@ function renderStacks(msg) {
   // STACKS is played by typing at the Pi: the page only watches, so no PIN box
   show("login", false);
   document.getElementById("title").textContent = "\u2014 SEQUENCE STACKS";
-  document.getElementById("stacks-turn").textContent = v.over ? "Game over: " + v.result
-    : `player ${v.current + 1} to play (${v.direction})` +
-      (v.pending ? ` \u2014 a ${v.pending.colour === "R" ? "red" : "blue"} SEQUENCE waits for its chip: Block?` : "");
+  const rb = (c) => lookup(c === "R" ? "red" : "blue");
+  document.getElementById("stacks-turn").textContent = v.over ? fmt(_("Game over: {result}"), { result: T(v.result) })
+    : fmt(_("player {n} to play ({direction})"), { n: v.current + 1, direction: lookup(v.direction) }) +
+      (v.pending ? " \u2014 " + fmt(_("a {colour} SEQUENCE waits for its chip: Block?"), { colour: rb(v.pending.colour) }) : "");
   const piles = document.getElementById("piles");
   piles.innerHTML = "";
   v.piles.forEach((p, i) => {
     const d = document.createElement("div");
     d.className = "pile " + p.colour;
     d.setAttribute("data-pile", i + 1);
-    d.innerHTML = `<div>pile ${i + 1}: ${p.colour === "R" ? "red" : "blue"}</div>`;
+    const head = document.createElement("div");
+    head.textContent = fmt(_("pile {n}: {colour}"), { n: i + 1, colour: rb(p.colour) });
+    d.appendChild(head);
     const c = document.createElement("div");
     c.className = "cards";
     c.textContent = p.cards.map((x) => x[1] === "W" ? "*" : x[1]).join(" ");
     d.appendChild(c);
     piles.appendChild(d);
   });
-  if (!v.piles.length) piles.textContent = "no pile yet";
+  if (!v.piles.length) piles.textContent = _("no pile yet");
   const body = document.querySelector("#stacks-players tbody");
   body.innerHTML = "";
   for (let p = 0; p < v.players; p++) {
@@ -202,23 +275,27 @@ function renderStacks(msg) {
     tr.className = (p === v.current && !v.over ? "current" : "") + (pi ? " pi" : "");
     if (pi) tr.dataset.pi = msg.seats[p];
     const ch = v.chips[p];
-    tr.innerHTML = `<td>player ${p + 1}${pi ? ` <span class="pi-seat">the Pi (${msg.seats[p]})</span>` : ""}</td><td data-chips="${ch.B},${ch.R}">${ch.B} blue (B), ${ch.R} red (R)</td>` +
+    const player = fmt(_("player {n}"), { n: p + 1 });
+    const seat = pi ? fmt(_("the Pi ({level})"), { level: msg.seats[p] }) : "";
+    const chips = fmt(_("{b} blue (B), {r} red (R)"), { b: ch.B, r: ch.R });
+    tr.innerHTML = `<td>${player}${pi ? ` <span class="pi-seat">${seat}</span>` : ""}</td>` +
+                   `<td data-chips="${ch.B},${ch.R}">${chips}</td>` +
                    `<td>${v.discard_tops[p] || "\u2013"}</td><td>${v.hand_sizes[p]}</td>`;
     body.appendChild(tr);
   }
-  document.getElementById("stacks-counts").textContent = `deck ${v.deck}, out of play ${v.out_of_play}`;
+  document.getElementById("stacks-counts").textContent = fmt(_("deck {deck}, out of play {out}"), { deck: v.deck, out: v.out_of_play });
   const log = document.getElementById("stacks-log");
   log.innerHTML = "";
   for (const line of (msg.log || []).slice().reverse()) {
     const li = document.createElement("li");
-    li.textContent = line;
+    li.textContent = T(line);
     log.appendChild(li);
   }
 }
 
 function renderCalibration(msg) {
   show("board-box", false); show("side", false); show("calibrate-box", true);
-  document.getElementById("title").textContent = "\u2014 calibration";
+  document.getElementById("title").textContent = "\u2014 " + _("calibration");
   const c = msg.calibration || {};
   if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }   // the live picture
   const m = document.getElementById("cal-msg");
@@ -226,14 +303,15 @@ function renderCalibration(msg) {
   bar.hidden = c.step !== "capturing";
   if (c.step === "capturing") {
     bar.max = c.of; bar.value = c.frame;
-    m.textContent = `capturing frame ${c.frame} of ${c.of}\u2026`;
+    m.textContent = fmt(_("capturing frame {frame} of {total}\u2026"), { frame: c.frame, total: c.of });
   } else if (c.step === "capture") {
-    m.textContent = c.ok ? `Board found (${c.method}). Check the picture, then save.` : "Cannot calibrate: " + c.problem;
+    m.textContent = c.ok ? fmt(_("Board found ({method}). Check the picture, then save."), { method: c.method })
+      : fmt(_("Cannot calibrate: {problem}"), { problem: c.problem });
     const img = document.getElementById("cal-picture");
     img.hidden = !c.ok;
     if (c.ok) img.src = "/calibration.jpg?t=" + msg.seq;
   } else if (c.step === "save") {
-    m.textContent = c.ok ? "Saved " + c.path : "Not saved: " + c.problem;
+    m.textContent = c.ok ? fmt(_("Saved {path}"), { path: c.path }) : fmt(_("Not saved: {problem}"), { problem: c.problem });
   }
   const w = document.getElementById("cal-warnings");
   w.innerHTML = "";
@@ -267,11 +345,12 @@ function render(msg) {
   const who = document.createElement("span");
   who.className = "who";
   who.textContent = v.over
-    ? (v.winner !== null ? `Game over: ${NAMES[v.colours[v.winner]]} wins` : "Game over")
-    : `${NAMES[letter]} to play`;
+    ? (v.winner !== null ? fmt(_("Game over: {team} wins"), { team: colourName(v.colours[v.winner]) }) : _("Game over"))
+    : fmt(_("{team} to play"), { team: colourName(letter) });
   const detail = document.createElement("span");
   detail.className = "detail";
-  detail.textContent = v.over ? `after ${v.move_number} moves` : `player ${v.to_move.player + 1} \u00b7 move ${v.move_number + 1}`;
+  detail.textContent = v.over ? fmt(_("after {n} moves"), { n: v.move_number })
+    : fmt(_("player {player} \u00b7 move {n}"), { player: v.to_move.player + 1, n: v.move_number + 1 });
   turn.append(who, " ", detail);
   turn.className = "banner" + (v.over ? " over" : "") + (letter ? " team-" + letter : "");
   turn.dataset.team = letter || "";
@@ -280,7 +359,7 @@ function render(msg) {
   seq.innerHTML = "";
   v.sequences.forEach((n, t) => {
     const li = document.createElement("li");
-    li.textContent = `${NAMES[v.colours[t]]} (${v.colours[t]}): ${n} of ${v.to_win}`;
+    li.textContent = fmt(_("{team} ({letter}): {n} of {need}"), { team: colourName(v.colours[t]), letter: v.colours[t], n, need: v.to_win });
     seq.appendChild(li);
   });
   const dead = document.getElementById("dead");
@@ -291,24 +370,25 @@ function render(msg) {
     img.className = "card-face";
     img.src = "/cards/" + encodeURIComponent(code) + ".png";
     img.alt = rank + suit;
-    img.title = `${rank}${suit}: both spaces taken`;
+    img.title = fmt(_("{card}: both spaces taken"), { card: rank + suit });
     img.dataset.card = code;
     dead.appendChild(img);
   }
-  if (!v.dead_cards.length) dead.textContent = "none";
+  if (!v.dead_cards.length) dead.textContent = _("none");
   const w = document.getElementById("warning");
   w.hidden = !v.warning;
-  w.textContent = v.warning ? "\u26a0 " + v.warning.text : "";
+  w.textContent = v.warning ? "\u26a0 " + T(v.warning.text) : "";
   const p = document.getElementById("problem");
   p.hidden = !v.source_problem;
-  p.textContent = v.source_problem ? "Sensing: " + v.source_problem : "";
+  p.textContent = v.source_problem ? fmt(_("Sensing: {problem}"), { problem: T(v.source_problem) }) : "";
   const pr = document.getElementById("proposal");
   pr.hidden = !v.proposal;
   if (v.proposal) {
     const where = v.proposal.space === null ? "" : spaceName(v.proposal.space, v.cols);
-    const verb = v.proposal.action === "remove" ? `removes the chip on ${where} with` : `plays on ${where}`;
+    const what = fmt(v.proposal.action === "remove" ? _("The Pi removes the chip on {space} with {card}")
+      : _("The Pi plays on {space} {card}"), { space: where, card: v.proposal.card || "" });
     const why = (v.proposal.reason || "").trim();
-    pr.textContent = `The Pi ${verb} ${v.proposal.card || ""}` + (why ? `: ${why}` : "");
+    pr.textContent = what + (why ? `: ${T(why)}` : "");
   } else pr.textContent = "";
   showHints(v.move_number);
   showFive(v);
@@ -322,7 +402,7 @@ function render(msg) {
     n.textContent = line.n;
     const t = document.createElement("span");
     t.className = "text";
-    t.textContent = line.text;
+    t.textContent = T(line.text);
     li.append(n, t);
     log.appendChild(li);
   }
@@ -338,12 +418,24 @@ function render(msg) {
 let lastSeq = null;
 let cameraStarted = false;
 
+let statusMsg = null;
+function setStatus(msgid, cls) {
+  const status = document.getElementById("status");
+  if (msgid) statusMsg = msgid;
+  if (cls) status.className = cls;
+  if (statusMsg) status.textContent = lookup(statusMsg);
+}
+// the words marked for the catalogs where they are used: setStatus("live") and friends
+void [_("live"), _("reconnecting\u2026"), _("clockwise"), _("counterclockwise")];
+
 function connect() {
   const status = document.getElementById("status");
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-  socket.onopen = () => { retry = 500; status.textContent = "live"; status.className = "status on"; };
+  socket.onopen = () => { retry = 500; setStatus("live", "status on"); };
   socket.onmessage = (e) => {
     const msg = JSON.parse(e.data);
+    learnWords(msg.words);
+    if (msg.language !== undefined) useLanguage(msg.language);
     if (msg.voice !== undefined) {                // ui.voice, unless this viewer chose
       const box = document.getElementById("voice-on");
       if (!box.dataset.chosen) box.checked = !!msg.voice;
@@ -351,7 +443,7 @@ function connect() {
     if (msg.type === "state") render(msg);
   };
   socket.onclose = () => {
-    status.textContent = "reconnecting\u2026"; status.className = "status off";
+    setStatus("reconnecting\u2026", "status off");
     setTimeout(connect, retry);          // the app restarted, or the network blinked
     retry = Math.min(retry * 2, 5000);
   };
@@ -366,8 +458,8 @@ function showHints(moveNumber) {
   hints.innerHTML = "";
   for (const h of (myHints && myHints.hints) || []) {
     const li = document.createElement("li");
-    const chance = h.chance === null || h.chance === undefined ? "" : ` (${Math.round(100 * h.chance)} % to win)`;
-    li.textContent = `${h.move}: ${h.reason}${chance}`;
+    const chance = h.chance === null || h.chance === undefined ? "" : fmt(_(" ({pct} % to win)"), { pct: Math.round(100 * h.chance) });
+    li.textContent = `${T(h.move)}: ${T(h.reason)}${chance}`;
     hints.appendChild(li);
   }
 }
@@ -411,7 +503,7 @@ function showFive(v) {
 // seqboard setup: the guide's steps, the camera to aim by, and the page's address as a QR code
 function renderSetup(msg) {
   show("board-box", false); show("side", false); show("records-box", false); show("setup-box", true);
-  document.getElementById("title").textContent = "\u2014 setup";
+  document.getElementById("title").textContent = "\u2014 " + _("setup");
   const s = msg.setup || {};
   const ol = document.getElementById("setup-steps");
   ol.innerHTML = "";
@@ -429,7 +521,7 @@ function renderSetup(msg) {
   const qr = document.getElementById("setup-qr");
   qr.hidden = !s.qr;
   if (s.qr && !qr.src.includes("t=" + msg.seq)) qr.src = "/qr.svg?t=" + msg.seq;
-  document.getElementById("setup-url").textContent = s.url ? "Open on a phone: " + s.url : "";
+  document.getElementById("setup-url").textContent = s.url ? fmt(_("Open on a phone: {url}"), { url: s.url }) : "";
   // the question waiting for an answer: options as buttons, or a text box (empty: the default)
   const q = s.question;
   const form = document.getElementById("setup-form");
@@ -441,12 +533,12 @@ function renderSetup(msg) {
   document.getElementById("setup-question").textContent = q.text;
   const input = document.getElementById("setup-answer");
   input.value = "";
-  input.placeholder = q.default ? "Enter: " + q.default : "";
+  input.placeholder = q.default ? fmt(_("Enter: {answer}"), { answer: q.default }) : "";
   const opts = document.getElementById("setup-options");
   opts.innerHTML = "";
   for (const o of q.options || []) {
     const b = hel("button", { type: "button", "data-answer": o }, opts);
-    b.textContent = o + (o === q.default ? " (default)" : "");
+    b.textContent = o + (o === q.default ? " " + _("(default)") : "");
     b.disabled = !unlocked;
     b.addEventListener("click", () => answerSetup(o));
   }
@@ -476,21 +568,23 @@ function spaceName(i, cols) {
 
 document.getElementById("hint-form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  document.getElementById("hint-msg").textContent = "thinking…";
+  document.getElementById("hint-msg").textContent = _("thinking…");
   const [ok, data] = await post("/api/action", { action: "hint", cards: document.getElementById("hint-cards").value });
-  document.getElementById("hint-msg").textContent = ok ? "" : (data.error || "refused");
+  document.getElementById("hint-msg").textContent = ok ? "" : (data.error || _("refused"));
   if (ok) {
+    learnWords(data.words);
     myHints = data; showHints();
     if (state && state.view) render(state);                  // the hints marked on the board
     const best = (data.hints || [])[0];
-    if (best) say(spoken(`hint: ${best.move}, ${best.reason}`));
+    if (best) say(LANG === "en" ? spoken(`hint: ${best.move}, ${best.reason}`)
+      : spoken(fmt(_("hint: {play}, {reason}"), { play: T(best.move), reason: T(best.reason) })));
   }
   if (!ok && data.error && data.error.includes("PIN")) unlock(false);
 });
 
 for (const step of ["capture", "save"]) {
   document.getElementById("cal-" + step).addEventListener("click", async () => {
-    document.getElementById("cal-msg").textContent = step === "capture" ? "capturing\u2026" : "saving\u2026";
+    document.getElementById("cal-msg").textContent = step === "capture" ? _("capturing\u2026") : _("saving\u2026");
     const [ok, data] = await post("/api/calibrate/" + step, {});
     if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
   });
@@ -499,14 +593,14 @@ for (const step of ["capture", "save"]) {
 document.getElementById("login").addEventListener("submit", async (e) => {
   e.preventDefault();
   const [ok, data] = await post("/api/login", { pin: document.getElementById("pin").value });
-  document.getElementById("login-msg").textContent = ok ? "unlocked" : (data.error || "refused");
+  document.getElementById("login-msg").textContent = ok ? _("unlocked") : (data.error || _("refused"));
   unlock(ok);
 });
 
 for (const b of document.querySelectorAll("#controls button")) {
   b.addEventListener("click", async () => {
     const [ok, data] = await post("/api/action", { action: b.dataset.action });
-    document.getElementById("action-msg").textContent = ok ? "" : (data.error || "refused");
+    document.getElementById("action-msg").textContent = ok ? "" : (data.error || _("refused"));
     if (!ok && data.error && data.error.includes("PIN")) unlock(false);
   });
 }
@@ -547,7 +641,7 @@ async function records() {
       a.textContent = rec.name;
       a.setAttribute("download", rec.name);
       const b = document.createElement("button");
-      b.textContent = "replay";
+      b.textContent = _("replay");
       b.addEventListener("click", () => replay(rec.name));
       li.append(a, " ", b);
       ul.appendChild(li);
@@ -585,11 +679,12 @@ async function replay(name) {
 if (new URLSearchParams(location.search).get("view") === "table") {
   document.body.classList.add("table");
   const a = document.getElementById("view-link");
-  a.href = location.pathname; a.textContent = "full view";
+  a.href = location.pathname; a.dataset.i18n = "full view"; a.textContent = _("full view");
 }
 remember("sound-on", true);
 remember("voice-on", false);
 document.getElementById("address").textContent = location.host;
+useLanguage(null);
 connect();
 records();
 setInterval(records, 15000);
