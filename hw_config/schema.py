@@ -192,6 +192,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "ca_file": Key(str, "", "CA certificate file that signed the broker's; empty: the system's CAs"),
         "board": Key(str, "", "this board's name in remote games (letters, digits, - and _); empty: the user name, else the host name", board_name),
         "seats": Key(list, [], "seats (1-based) this board holds in a remote game; empty: seat 1 when creating, the free seats when joining", seats, item=int),
+        "undo_timeout": Key(int, 60, "seconds the other board has to agree to an undo asked here; then the request lapses", between(5, 3600)),
         "hand_pages_port": Key(int, 8081, "port of the players' own hand pages (a link per player, for their phone); 0: none", between(0, 65535)),
     },
 }

@@ -55,7 +55,9 @@ KEYS = {"u": ("undo", N_("undo the last move")),
         "l": ("lost_draw", N_("the last player's draw is lost")),
         "h": ("hint", N_("hints for the player to move: h and the cards held, e.g. h 5H 10D JS")),
         "f": ("five", N_("name the five of the sequence just made on a longer line, e.g. f c4-g4")),
-        "a": ("address", N_("show the dashboard's address and PIN again"))}
+        "a": ("address", N_("show the dashboard's address and PIN again")),
+        # remote play: u asks the other board for the undo, or agrees to its request
+        "r": ("refuse_undo", N_("remote play: refuse the other board's request to undo"))}
 
 
 def key_action(line: str) -> str | None:

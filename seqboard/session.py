@@ -61,6 +61,12 @@ class Session:
         # Remote play: called with each legal-looking change when nothing is proposed; returns
         # (refusal text or None, the card the mover holds for it or None). See seqboard/remote.
         self.seat_policy: Callable[[Verdict], tuple[str | None, str | None]] | None = None
+        #: Remote play: the undo key (and button, and page) asks the other boards instead of
+        #: undoing here; ``refuse_hook`` refuses their request; ``view_extra`` adds the remote
+        #: game's state (``view()["remote"]``) for the page.
+        self.undo_hook: Callable[[], bool] | None = None
+        self.refuse_hook: Callable[[], bool] | None = None
+        self.view_extra: Callable[[], dict] | None = None
         self.log: list[dict] = []
         self.last_observation: Observation | None = None
         self.dead_shown = False
@@ -535,7 +541,18 @@ class Session:
         return self.dead_shown
 
     def undo(self) -> bool:
-        """Undo the last move (the undo button); the board must then be put back."""
+        """Undo the last move (the undo button); the board must then be put back. In remote
+        play the undo is asked of the other boards, and done once they agree."""
+        if self.undo_hook is not None:
+            return self.undo_hook()
+        return self.undo_now()
+
+    def refuse_undo(self) -> bool:
+        """Refuse the other board's request to undo (remote play); False when none waits."""
+        return self.refuse_hook() if self.refuse_hook is not None else False
+
+    def undo_now(self) -> bool:
+        """Undo the last move here, at once (the undo itself, asked or agreed)."""
         v = self.referee.undo()
         if v is None:
             return False
@@ -618,6 +635,7 @@ class Session:
                               "chosen": tuple(q.spaces for q in o) == tuple(
                                   q.spaces for q in r.board.sequences[-len(o):])}
                              for o in r.five_choices()],
+            "remote": self.view_extra() if self.view_extra is not None else None,
         }
 
 

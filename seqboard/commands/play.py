@@ -128,6 +128,27 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     def new_game():
         restart["to"] = "new"
 
+    def remote(what: str) -> dict:
+        """The page's "create a remote game" / "join with a code" (with the PIN): the game is
+        made on the broker here (seqboard.remote.api), then this run goes on as
+        `seqboard play --remote`, resuming the record just written."""
+        from ..remote.api import create_game, join_game
+        try:
+            started = create_game(cfg, records=args.records) if what == "create" else \
+                join_game(cfg, what, records=args.records)
+        except UserError as exc:
+            return {"error": str(exc)}
+        restart["to"] = "remote"
+        seats = ", ".join(map(str, started.seats))
+        text = (f"remote game {started.game} created: join code {started.code} (give it to the "
+                f"other board); this board holds seats {seats}" if what == "create" else
+                f"joined remote game {started.game}, seats {seats}")
+        session._log_line("info", f"remote: game {started.game} {'created' if what == 'create' else 'joined'}")
+        session._emit(Event("info", None, f"remote game {started.game}: starting"))
+        print(text, flush=True)
+        return {"code": started.code, "game": started.game, "seats": started.seats,
+                "text": text}
+
     def resume_other():
         other = unfinished_record(directory, mode, besides=current_path())
         if other is None:
@@ -169,7 +190,9 @@ def _run(args: argparse.Namespace, mode: str) -> int:
             source = _KeepOpen(real_source)          # the camera or the link outlives a game
             if dash is None:
                 dash = start_dashboard(cfg, session, commands, directory, args, source,
-                                       actions={"new_game": new_game, "resume": resume_other})
+                                       actions={"new_game": new_game, "resume": resume_other,
+                                                "remote_create": lambda: remote("create"),
+                                                "remote_join": lambda code="": remote(code)})
             else:
                 dash.source = source
                 dash.attach(session)
@@ -203,13 +226,18 @@ def _run(args: argparse.Namespace, mode: str) -> int:
                     raise UserError(f"camera.device: no frame of {real_source.name} could be "
                                     f"read{why}")
                 break
-            if restart["to"] is None:
+            if restart["to"] in (None, "remote"):
                 break
     finally:
         if dash is not None:
             dash.stop()
         if real_source is not None:
             real_source.close()
+    if restart["to"] == "remote":
+        # the game made from the page goes on as `seqboard play --remote`, which resumes it
+        from ..remote.cli import run_remote
+        args.remote, args.resume, args.seat = "create", True, None
+        return run_remote(args)
     return 0
 
 

@@ -74,9 +74,14 @@ WS_MAX_SIZE = 65536            # a WebSocket message over this closes the socket
 QUEUE = 64                     # messages a slow browser may fall behind before it skips
 RECORD_NAME = re.compile(r"^[\w.-]{1,120}\.jsonl$")
 CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
-ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board")
+ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board",
+           "refuse_undo")
 #: fields an action may carry besides "action" (anything else is refused by name)
-ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "five": {"five": 80}}
+ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "five": {"five": 80},
+                                           "remote_join": {"code": 40}}
+#: actions whose answer (a JSON object from the main loop) goes back to the asking page only:
+#: remote play created or joined from the page (the join code is for whoever has the PIN)
+ANSWERED = ("remote_create", "remote_join")
 OPEN_FILES = 8192              # soft RLIMIT_NOFILE asked for at start (the unit sets this)
 MAX_CONNECTIONS = 4096         # HTTP connections held at once (fewer when files are short)
 MAX_WEBSOCKETS = 256
@@ -481,7 +486,8 @@ class Dashboard:
             if not isinstance(name, str):
                 return error(400, "action: missing" if name is None else
                              f"action: must be a text like \"undo\", not {_kind(name)}")
-            known = name in ("hint", "five") or name in ACTIONS or name in dash.extra_actions
+            known = name in ("hint", "five") or name in ACTIONS or name in ANSWERED \
+                or name in dash.extra_actions
             if not known:
                 return error(400, f"unknown action {name[:40]!r}")
             bad = fields(data, {"action": 40, **ACTION_FIELDS.get(name, {})})
@@ -495,6 +501,13 @@ class Dashboard:
                 if dash.session is None or dash.commands is None:
                     return error(409, "five is not available now")
                 return await five(data)
+            if name in ANSWERED:
+                fn = dash.extra_actions.get(name)
+                if fn is None or dash.commands is None:
+                    return error(409, f"{name} is not available now (remote play starts from "
+                                      "`seqboard play` or `seqboard referee`)")
+                return await answered(lambda: fn(**{k: v for k, v in data.items()
+                                                     if k != "action"}))
             fn = dash._action(name) if dash.commands is not None else None
             if fn is None:
                 return error(409, f"{name} is not available now")
@@ -589,6 +602,29 @@ class Dashboard:
             if "error" in result:
                 return error(result.get("status", 400), result["error"])
             return JSONResponse({"ok": True, "action": "five", **result})
+        async def answered(work_fn):
+            """Run ``work_fn`` on the main loop; its dict is the answer to this request."""
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future = loop.create_future()
+
+            def work():
+                try:
+                    result = work_fn()
+                except Exception as exc:            # a bug: one line, the page gets a 500
+                    log.error("dashboard: action failed: %s: %s", type(exc).__name__, exc)
+                    result = {"error": "the action failed", "status": 500}
+                try:
+                    loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+                except RuntimeError:
+                    pass
+            dash.commands.call(work)
+            try:
+                result = await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
+            except TimeoutError:
+                return error(503, "the board did not answer in time: try again")
+            if "error" in result:
+                return error(result.get("status", 409), result["error"])
+            return JSONResponse({"ok": True, **result}, headers={"Cache-Control": "no-store"})
 
         async def calibrate_step(request: Request):
             data = await acting(request)

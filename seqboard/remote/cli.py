@@ -79,7 +79,8 @@ def run_remote(args: argparse.Namespace) -> int:
     try:
         path = pick_record(directory, start.MODE, args.resume)
         if path is not None:
-            rg = start.resume(path, RecordWriter(path, resume=True), link)
+            rg = start.resume(path, RecordWriter(path, resume=True), link,
+                              undo_timeout=rc["undo_timeout"])
             print(f"resumed remote game {rg.game} at move {rg.n} as board {board}", flush=True)
         elif what == "create":
             n = cfg["game.players"]
@@ -88,12 +89,14 @@ def run_remote(args: argparse.Namespace) -> int:
                 raise UserError(f"remote.seats / --seat: seats {[s + 1 for s in seats]} must be "
                                 f"some of 1..{n}, leaving a seat for the other board")
             session = new_session(cfg, start.MODE, directory, seed=None, full_game=False)
-            rg, code = start.create(session, link, board=board, seats=seats)
+            rg, code = start.create(session, link, board=board, seats=seats,
+                                    undo_timeout=rc["undo_timeout"])
             print(f"remote game created: join code {code}  (give it to the other board: "
                   f"seqboard play --remote {code})", flush=True)
         else:
             writer = RecordWriter(new_record_path(directory, start.MODE))
-            rg = start.join(link, what, board=board, seats=seats or None, recorder=writer)
+            rg = start.join(link, what, board=board, seats=seats or None, recorder=writer,
+                            undo_timeout=rc["undo_timeout"])
             print(f"joined remote game {rg.game} as board {board}, seats "
                   f"{', '.join(str(s + 1) for s in sorted(rg.seats))}", flush=True)
         session = rg.session

@@ -48,6 +48,7 @@ class Link:
         self.refused: str | None = None
         self.on_connect = on_connect
         self.connections = 0
+        self._sent: list = []            # publications not yet acknowledged (see flush)
 
     @classmethod
     def from_config(cls, section: dict, client_id: str, **kw) -> "Link":
@@ -100,7 +101,28 @@ class Link:
                 self.client.subscribe(t, qos=1)
 
     def publish(self, t: str, payload: bytes, retain: bool = True, qos: int = 1) -> None:
-        self.client.publish(t, payload, qos=qos, retain=retain)
+        info = self.client.publish(t, payload, qos=qos, retain=retain)
+        # (a publication made while the broker is away is said again on reconnection by the
+        # game itself; paho's record of it then raises on is_published: it is dropped here)
+        self._sent = [i for i in self._sent if not _done(i)][-1000:] + [info]
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until the broker has acknowledged what was published (QoS 1); False when it
+        has not within ``timeout`` seconds."""
+        import time
+        end = time.monotonic() + timeout
+        for info in list(self._sent):
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                info.wait_for_publish(left)
+                if not info.is_published():
+                    return False
+            except (RuntimeError, ValueError):
+                return False
+        self._sent = []
+        return True
 
     def drain(self, limit: int = 1000) -> list[tuple[str, bytes]]:
         out = []
@@ -116,3 +138,11 @@ class Link:
             self.client.disconnect()
         finally:
             self.client.loop_stop()
+
+
+def _done(info) -> bool:
+    """Acknowledged by the broker, or failed for good (not connected when published)."""
+    try:
+        return info.is_published()
+    except (RuntimeError, ValueError):
+        return True

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import random
+import secrets
 import time
 
 from engine.errors import EngineError
@@ -41,7 +42,7 @@ class RemoteGame:
 
     def __init__(self, session: Session, link, *, game: str, secret: str, board: str,
                  seats: list[int], setup: dict, deck_seed: int | None = None,
-                 history: list[dict] = (), clock=time.time) -> None:
+                 history: list[dict] = (), clock=time.time, undo_timeout: float = 60.0) -> None:
         self.session = session
         self.link = link
         self.game = game
@@ -54,10 +55,24 @@ class RemoteGame:
         self._keys: dict[str, bytes] = {board: self.key}
         self.clock = clock
         self.n = 0                       # shared moves applied here (placements, removals,
-        self.pending: dict[int, tuple[str, dict]] = {}    # dead-card trades, passes)
+        self.applied: list[tuple[int, Move]] = []          # dead-card trades, passes)
+        self.pending: dict[int, tuple[str, dict]] = {}
         self.mine: dict[int, dict] = {}  # moves this board published, by number
         self.hands: dict[int, list[str]] = {}
         self.hands_n = -1
+        self.hands_u = 0
+        # undos agreed by every board: ``undos`` done so far (moves carry it as ``u``: a move
+        # from before an undo is never applied after it); the request being agreed, if any
+        self.undos = 0
+        self.undo_timeout = undo_timeout
+        self.undo_req: dict | None = None
+        self.undo_msgs: dict[int, dict[str, dict]] = {}    # undo number -> board -> message
+        self.undo_sent: dict[int, dict] = {}               # this board's, said again on reconnect
+        self._undoing = False
+        self._my_ids: set[str] = set()  # the requests this board made since it started
+        self._refused_ids: set[str] = set()   # requests of others refused here
+        self.picked: dict[int, str] = {}      # seat -> the card its player tapped to play next
+        self.which: dict | None = None        # a chip placed that two cards explain: which?
         self.seat_last: dict[int, int] = {}   # seat -> number of its last move
         self.dead_turn = -1
         self.told_turn = -1
@@ -76,13 +91,26 @@ class RemoteGame:
                                first_player=int(setup["first_player"]))
         for e in history:                # a resumed game: the moves in this board's record
             if e.get("type") == "move":
-                self._count(Move.from_json(e, r.layout.rows, r.layout.cols), int(e["player"]))
+                self._count(Move.from_json(e, r.layout.rows, r.layout.cols), int(e["player"]),
+                            deal=False)
+            elif e.get("event") == "undo":
+                self._pop_last()
+            elif e.get("event") == "note" and "remote_undo" in e:
+                info = e["remote_undo"]
+                self.undos = self.hands_u = int(info["k"])
+                if info.get("asker") == board:   # said again, in case it never left
+                    self.undo_sent[self.undos] = self._undo_msg("done", info)
         if self.creator:
+            self._rebuild_dealer()
             self._take_own_hands()
         for suffix in ("setup", "join", "move/+", f"hand/{board}"):
             link.subscribe(f"{P.game_topic(game)}/board/+/{suffix}")
+        link.subscribe(f"{P.game_topic(game)}/board/+/undo/+")
         link.on_connect = self._on_connect
         session.seat_policy = self._policy
+        session.undo_hook = self._undo_key
+        session.refuse_hook = self._refuse_key
+        session.view_extra = self.view_info
         session.subscribe(self._on_event)
 
     # --- who holds what ------------------------------------------------------------------
@@ -109,10 +137,26 @@ class RemoteGame:
         name = names[seat] if seat < len(names) else f"player {seat + 1}"
         return f"{name} ({COLOUR_NAMES[r.colours[seat % r.n_teams]]})"
 
+    def view_info(self) -> dict:
+        """The remote game as the page shows it (``view()["remote"]``): no card, no secret."""
+        req = self.undo_req
+        undo = None
+        if req is not None:
+            undo = {"by": req["by"], "mine": req["by"] == self.board,
+                    "agreed": self.board in req["agreed"], "text": self._moves_text(req)}
+        return {"game": self.game, "board": self.board, "seats": sorted(self.seats),
+                "boards": {b: sorted(x) for b, x in self.boards.items()},
+                "ready": self.ready, "undos": self.undos, "undo": undo}
+
     # --- publishing ----------------------------------------------------------------------
     def _publish(self, kind: str, obj: dict, n: int | str | None = None) -> None:
         t = P.topic(self.game, self.board, kind, n)
         self.link.publish(t, P.encode(obj, t, self.key))
+
+    def _tell(self, text: str, **data) -> None:
+        """A line for the people at this board: the terminal, the page, the log."""
+        self.session._log_line("info", f"remote: {text}")
+        self.session._emit(Event("info", None, text, data=data))
 
     def announce(self) -> None:
         """Publish what this board has to say at the start: the setup (the creator) or its
@@ -146,23 +190,55 @@ class RemoteGame:
             if b == self.board:
                 continue
             hands = {str(s): list(self.dealer.hands[s]) for s in ss}
-            self._publish("hand", {"type": "hand", "n": self.n, "hands": hands}, b)
+            self._publish("hand", {"type": "hand", "n": self.n, "u": self.undos, "hands": hands},
+                          b)
 
     def _take_own_hands(self) -> None:
         self.hands = {s: list(self.dealer.hands[s]) for s in self.seats}
-        self.hands_n = self.n
+        self.hands_n, self.hands_u = self.n, self.undos
+
+    def _rebuild_dealer(self) -> None:
+        """The dealer's deck dealt again from its seed through the moves in effect (after an
+        undo the cards played go back to their hands, the cards drawn back to the deck)."""
+        r = self.session.referee
+        self.dealer = Game(r.edition, r.n_players, r.n_teams, r.options,
+                           random.Random(self.deck_seed), layout=r.layout,
+                           first_player=int(self.setup["first_player"]))
+        for i, (_, m) in enumerate(self.applied):
+            try:
+                self.dealer.push(m)
+            except EngineError as exc:
+                self._refuse(f"move {i + 1}: the dealer's deck disagrees: {exc}")
+                break
+        self.dealt = self.n
 
     # --- counting moves ------------------------------------------------------------------
-    def _count(self, move: Move, seat: int) -> None:
+    def _count(self, move: Move, seat: int, deal: bool = True) -> None:
         """Move ``self.n + 1`` is applied here: count it, and deal when dealing."""
-        self.n += 1
+        self.applied.append((seat, move))
+        self.n = len(self.applied)
         self.seat_last[seat] = self.n
-        if self.dealer is not None and self.n > self.dealt:
+        if deal and self.dealer is not None and self.n > self.dealt:
             self.dealt = self.n
             try:
                 self.dealer.push(move)
             except EngineError as exc:   # the other board played a card it was not dealt
                 self._refuse(f"move {self.n}: the dealer's deck disagrees: {exc}")
+
+    def _pop_last(self) -> None:
+        """The last move in effect is undone here (with any dead-card trade after it), as
+        the session's undo and a record's undo line do."""
+        while self.applied and self.applied[-1][1].action == "dead":
+            self.applied.pop()
+        if self.applied:
+            self.applied.pop()
+        self.n = len(self.applied)
+        self._recount_seats()
+
+    def _recount_seats(self) -> None:
+        self.seat_last = {}
+        for i, (seat, _) in enumerate(self.applied):
+            self.seat_last[seat] = i + 1
 
     # --- the session's hooks (main loop thread) ------------------------------------------
     def _policy(self, v) -> tuple[str | None, str | None]:
@@ -171,6 +247,9 @@ class RemoteGame:
         where = r.layout.space_name(v.spaces[0])
         if not self.ready:
             return "waiting for the other board to join: take the chip back", None
+        if self.undo_req is not None:
+            return (f"an undo is being agreed between the boards: take the chip back from "
+                    f"{where} and wait"), None
         seat = v.player
         if seat not in self.seats:
             return (f"it is {self._who(seat)}'s turn at board {self.holder(seat)}: take the "
@@ -190,21 +269,36 @@ class RemoteGame:
         ed = r.edition
         if action == "place":
             sym = r.layout.symbols[v.spaces[0]]
-            card = sym if sym in hand else next((c for c in hand if c in ed.wild_cards), None)
+            fits = ([sym] if sym in hand else []) + [c for c in hand if c in ed.wild_cards]
         else:
-            card = next((c for c in hand if c in ed.remove_cards), None)
-        if card is None:
+            fits = [c for c in hand if c in ed.remove_cards]
+        fits = list(dict.fromkeys(fits))
+        self.which = None
+        picked = self.picked.get(seat)
+        if picked is not None:
+            if picked not in fits:
+                return (f"{self._who(seat)} picked {picked}, which cannot {action} at {where}: "
+                        f"take the chip back, or pick another card"), None
+            card = picked
+        elif not fits:
             return (f"{self._who(seat)} holds no card to {action} at {where} "
                     f"(hand: {' '.join(hand)}): take the chip back"), None
+        elif len(fits) > 1 and self.pages is not None and self.pages.uses_phone(seat):
+            # the player has their cards on the phone: they say which card they meant
+            self.which = {"seat": seat, "space": v.spaces[0], "choices": fits}
+            return (f"which card for {where}: {' or '.join(fits)}? {self._who(seat)} taps it "
+                    f"on their phone (or takes the chip back)"), None
+        else:
+            card = fits[0]               # the space's own card before a jack
         self._pending_card = card
         return None, card
 
     def _on_event(self, event: Event, view: dict) -> None:  # noqa: ARG002
         v = event.verdict
-        if event.kind == "undo" and self.n > 0:
+        if event.kind == "undo" and self.n > 0 and not self._undoing:
             # a chip lifted again (a takeback) after its move was counted: the move stays
             # sent (and dealt); putting the chip back where it was is what this board accepts
-            self.n -= 1
+            self._pop_last()
             return
         if event.kind != "verdict" or v is None or v.kind not in ("placement", "removal"):
             if event.kind == "game_over":
@@ -219,11 +313,12 @@ class RemoteGame:
             card = self._pending_card
             self._pending_card = None
             n = self.n + 1
-            msg = self.mine.get(n) or {"type": "move", "n": n, "seat": v.player,
-                                       "action": move.action, "card": card,
+            msg = self.mine.get(n) or {"type": "move", "n": n, "u": self.undos,
+                                       "seat": v.player, "action": move.action, "card": card,
                                        "space": move.space}
             self.mine[n] = msg
             self._publish("move", msg, n)
+            self.picked.pop(v.player, None)
             self._count(Move(move.action, card, move.space), v.player)
         self._deal()
         if self.creator:
@@ -241,6 +336,8 @@ class RemoteGame:
 
     def receive(self, t: str, payload: bytes) -> None:
         """One message from the broker: checked, then taken or refused with a reason."""
+        if not payload:                  # a retained message cleared (a move undone)
+            return
         try:
             game, board, kind, rest = P.parse_topic(t)
             if game != self.game or board is None:
@@ -283,12 +380,13 @@ class RemoteGame:
             return
         if board != self.setup.get("creator"):
             raise P.Refused(f"hands from {board}, not the dealing board")
-        if msg["n"] < self.hands_n:
+        if (msg.get("u", 0), msg["n"]) < (self.hands_u, self.hands_n) \
+                or msg.get("u", 0) < self.undos:
             return
         hands = {int(s): cards for s, cards in msg["hands"].items()}
         if set(hands) != self.seats:
             raise P.Refused(f"hands for seats {sorted(hands)}, this board holds {sorted(self.seats)}")
-        self.hands, self.hands_n = hands, msg["n"]
+        self.hands, self.hands_n, self.hands_u = hands, msg["n"], msg.get("u", 0)
 
     def _got_move(self, board: str, msg: dict, rest) -> None:
         n = msg["n"]
@@ -297,33 +395,294 @@ class RemoteGame:
         if msg["seat"] not in self.boards.get(board, ()):
             raise P.Refused(f"move {n} for seat {msg['seat'] + 1} from board {board}, which "
                             f"does not hold it")
+        u = msg.get("u", 0)
+        if u < self.undos:
+            return                       # a move taken back by an undo since
         if board == self.board:
-            self.mine.setdefault(n, msg)  # this board's own, sent before a restart
+            if u == self.undos:
+                self.mine.setdefault(n, msg)  # this board's own, sent before a restart
             return
         # kept by number (the first copy; later copies change nothing), applied once when
         # move n - 1 has been: a duplicate, or the retained copy after a reconnection, of a
-        # move applied already is never applied again
-        self.pending.setdefault(n, (board, msg))
+        # move applied already is never applied again. A move made again after an undo
+        # (a higher ``u``) replaces the one taken back.
+        old = self.pending.get(n)
+        if old is None or old[1].get("u", 0) < u:
+            self.pending[n] = (board, msg)
+
+    def _got_undo(self, board: str, msg: dict, rest) -> None:
+        k = msg["k"]
+        if rest != str(k):
+            raise P.Refused(f"undo {k} on the topic of undo {rest}")
+        if board not in self.boards:
+            raise P.Refused(f"undo {k} from board {board}, which holds no seat")
+        if k > self.undos:               # kept (the latest word of each board) for _undo_step
+            self.undo_msgs.setdefault(k, {})[board] = msg
+
+    # --- undo, agreed by every board -------------------------------------------------------
+    # One board asks (its undo key, button or page): "take moves back_to + 1 .. n back".
+    # Every other board shows the request; a person there agrees (the undo key) or refuses
+    # (r). When all have agreed, the asker says "done" and every board undoes the same moves;
+    # a refusal, or no answer within ``undo_timeout`` seconds, and the asker withdraws the
+    # request. While a request stands no board takes or applies a move after move n.
+    def _undo_msg(self, op: str, req: dict, why: str = "") -> dict:
+        msg = {"type": "undo", "k": req["k"], "id": req.get("id", ""), "op": op, "n": req["n"],
+               "back_to": req["back_to"]}
+        if why:
+            msg["why"] = why[:200]
+        return msg
+
+    def _say_undo(self, op: str, req: dict, why: str = "") -> None:
+        msg = self._undo_msg(op, req, why)
+        self.undo_sent = {req["k"]: msg}
+        self._publish("undo", msg, req["k"])
+
+    def _back_to(self) -> int | None:
+        """Where an undo now goes back to: before the last placement, removal or pass (and
+        any dead-card trade after it), as the session's undo does."""
+        i = len(self.applied)
+        while i and self.applied[i - 1][1].action == "dead":
+            i -= 1
+        return i - 1 if i else None
+
+    def _moves_text(self, req: dict) -> str:
+        first, last = req["back_to"] + 1, req["n"]
+        span = f"move {first}" if first == last else f"moves {first} to {last}"
+        seat, m = self.applied[first - 1] if first <= len(self.applied) else (None, None)
+        if m is not None and m.action in ("place", "remove"):
+            r = self.session.referee
+            span += (f" ({self._who(seat)} {m.card} {'on' if m.action == 'place' else 'removing'}"
+                     f" {r.layout.space_name(m.space)})")
+        return span
+
+    def _others(self) -> list[str]:
+        return sorted(b for b in self.boards if b != self.board)
+
+    def _undo_key(self) -> bool:
+        """The undo key, button or page here: agree to the other board's request, or ask."""
+        req = self.undo_req
+        if req is not None and req["by"] != self.board:
+            return self._answer("agree")
+        if req is not None:
+            self._tell(f"undo already asked: waiting for board {', '.join(self._others())}")
+            return False
+        if not self.ready:
+            return False
+        back_to = self._back_to()
+        if back_to is None:
+            self._tell("nothing to undo")
+            return False
+        req = {"k": self.undos + 1, "id": secrets.token_hex(4), "by": self.board, "n": self.n,
+               "back_to": back_to, "at": self.clock(), "agreed": set()}
+        self._my_ids.add(req["id"])
+        self.undo_req = req
+        self._say_undo("ask", req)
+        self._tell(f"undo of {self._moves_text(req)} asked: waiting for board "
+                   f"{', '.join(self._others())} to agree", undo="asked")
+        return True
+
+    def _refuse_key(self) -> bool:
+        """The refuse key (r) or the page: refuse the other board's request."""
+        req = self.undo_req
+        if req is None or req["by"] == self.board:
+            self._tell("no undo request to refuse")
+            return False
+        return self._answer("refuse", f"refused at board {self.board}")
+
+    def _answer(self, op: str, why: str = "") -> bool:
+        req = self.undo_req
+        self._say_undo(op, req, why)
+        if op == "agree":
+            req["agreed"].add(self.board)
+            self._tell(f"undo of {self._moves_text(req)} agreed here: waiting for board "
+                       f"{req['by']}", undo="agreed")
+        else:
+            self.undo_req = None
+            self._refused_ids.add(req["id"])
+            self._tell(f"undo of {self._moves_text(req)} refused: the game goes on",
+                       undo="refused")
+        return True
+
+    def _undo_step(self) -> None:
+        """Follow the request being agreed, from the messages of every board."""
+        k = self.undos + 1
+        for old in [x for x in self.undo_msgs if x < k]:
+            del self.undo_msgs[old]
+        msgs = self.undo_msgs.get(k, {})
+        req = self.undo_req
+        if req is not None and req["by"] == self.board:
+            self._asker_step(req, msgs)
+            return
+        mine = msgs.get(self.board)
+        if mine is not None and mine["op"] == "ask" and mine.get("id") not in self._my_ids:
+            # this board's own request from before a restart: it lapsed with the restart
+            self._say_undo("withdraw", mine, "the asking board restarted")
+            msgs.pop(self.board)
+            mine = None
+        asks = sorted((b, m) for b, m in msgs.items() if b != self.board
+                      and m["op"] in ("ask", "done", "withdraw"))
+        if not asks:
+            return
+        by, m = asks[0]
+        if req is not None and req["by"] != by:
+            return
+        if m["op"] == "withdraw":
+            if req is not None:
+                self.undo_req = None
+                self._tell(f"board {by} withdrew its undo request"
+                           + (f" ({m['why']})" if m.get("why") else ""), undo="withdrawn")
+            msgs.pop(by)
+            return
+        if self.n < m["n"] or (m["op"] == "ask" and m.get("id") in self._refused_ids):
+            return                       # still arriving here, or answered already
+        if m["op"] == "done":
+            if self.n == m["n"]:
+                self._apply_undo(k, m["n"], m["back_to"], by, m.get("id", ""))
+            else:
+                self._refuse(f"undo {k} from {by} is of move {m['n']}, this board is at "
+                             f"{self.n}")
+                msgs.pop(by)
+            return
+        if req is None:
+            req = {"k": k, "id": m.get("id", ""), "by": by, "n": m["n"], "back_to": m["back_to"],
+                   "at": self.clock(), "agreed": set()}
+            if self.n > m["n"]:
+                self.undo_req = req
+                self._answer("refuse", f"board {self.board} has played move {self.n} already")
+                return
+            self.undo_req = req
+            if mine is not None and mine["op"] == "agree" and mine.get("id") == req["id"]:
+                req["agreed"].add(self.board)      # agreed before a restart here
+                return
+            self._tell(f"board {by} asks to undo {self._moves_text(req)}: u to agree, "
+                       f"r to refuse", undo="request")
+
+    def _asker_step(self, req: dict, msgs: dict) -> None:
+        k = req["k"]
+        rival = sorted(b for b, m in msgs.items() if b != self.board and m["op"] in ("ask", "done")
+                       and b < self.board)
+        if rival:
+            # both boards asked at once: the first name's request stands, this one agrees
+            # to it when it takes back the same moves
+            self._say_undo("withdraw", req, f"board {rival[0]} asked at the same time")
+            self.undo_req = None
+            self._undo_step()
+            theirs = self.undo_req
+            if theirs is not None and theirs["back_to"] == req["back_to"] \
+                    and theirs["n"] == req["n"]:
+                self._answer("agree")
+            return
+        msgs = {b: m for b, m in msgs.items() if b == self.board or m.get("id") == req["id"]
+                or m["op"] in ("ask", "done")}
+        refused = [(b, m) for b, m in msgs.items() if b != self.board and m["op"] == "refuse"]
+        if refused:
+            b, m = refused[0]
+            self._say_undo("withdraw", req, f"refused at board {b}")
+            self.undo_req = None
+            self._tell(f"board {b} refused the undo of {self._moves_text(req)}"
+                       + (f" ({m['why']})" if m.get("why") else "") + ": the game goes on",
+                       undo="refused")
+            return
+        agreed = {b for b, m in msgs.items() if m["op"] == "agree"
+                  and m["n"] == req["n"] and m["back_to"] == req["back_to"]}
+        if agreed >= set(self._others()):
+            self._apply_undo(k, req["n"], req["back_to"], self.board, req["id"])
+            self._say_undo("done", req)
+            return
+        if self.clock() - req["at"] > self.undo_timeout:
+            self._say_undo("withdraw", req, f"no answer in {self.undo_timeout:g} s")
+            self.undo_req = None
+            self._tell(f"no answer from board {', '.join(sorted(set(self._others()) - agreed))} "
+                       f"in {self.undo_timeout:g} s: the undo lapsed, the game goes on",
+                       undo="lapsed")
+
+    def _apply_undo(self, k: int, n: int, back_to: int, asker: str, req_id: str) -> None:
+        """Every board agreed: moves ``back_to + 1 .. n`` are taken back here."""
+        s = self.session
+        r = s.referee
+        spaces = [m.space for _, m in self.applied[back_to:] if m.space is not None]
+        self.undo_req = None
+        self.undo_msgs.pop(k, None)
+        s._write({"type": "event", "event": "note",
+                  "text": f"undo {k} agreed by every board: moves {back_to + 1} to {n} taken back",
+                  "remote_undo": {"k": k, "n": n, "back_to": back_to, "asker": asker,
+                                  "id": req_id}})
+        self._undoing = True
+        try:
+            if s.proposal is not None:
+                s._withdraw_proposal()
+            while len(self.applied) > back_to:
+                _, m = self.applied.pop()
+                if m.action != "dead":
+                    s.undo_now()
+        finally:
+            self._undoing = False
+        self.n = len(self.applied)
+        self._recount_seats()
+        for x in [x for x in self.pending if x > back_to]:
+            del self.pending[x]
+        for x in [x for x in self.mine if x > back_to]:
+            del self.mine[x]             # and its retained copy cleared
+            self.link.publish(P.topic(self.game, self.board, "move", x), b"")
+        self.undos = k
+        self.dead_turn = self.told_turn = -1
+        if self.dealer is not None:
+            self._rebuild_dealer()
+            self._take_own_hands()
+            self._deal()
+        elif self.hands_u < k:           # (the dealer's new deal may have come first)
+            self.hands, self.hands_n, self.hands_u = {}, -1, k
+        if self.creator:
+            self.publish_state("undo")
+        where = ", ".join(r.layout.space_name(x) for x in spaces)
+        self._tell(f"undo agreed by every board: moves {back_to + 1} to {n} taken back"
+                   + (f"; put {where} back as it was before" if where else ""), undo="done")
 
     # --- the loop's step -----------------------------------------------------------------
     def step(self, now: float = 0.0) -> None:  # noqa: ARG002
         for t, payload in self.link.drain():
             self.receive(t, payload)
         if self.pages is not None:
-            r = self.session.referee
-            for seat in self.seats:
-                self.pages.update(seat, self.hands.get(seat, []),
-                                  r.current == seat and not self.session.ended)
+            self._hand_pages()
         if self._reconnected:
             self._reconnected = False
             self.announce()
             for n, msg in sorted(self.mine.items()):
                 self._publish("move", msg, n)
+            for k, msg in sorted(self.undo_sent.items()):
+                self._publish("undo", msg, k)
         s = self.session
-        if s.ended or not self.ready:
+        if not self.ready:
+            return
+        self._undo_step()
+        if s.ended:
             return
         self._apply_next()
         self._local_turn()
+
+    def _hand_pages(self) -> None:
+        """Each player's phone: their cards, their turn, the card they tapped; a tap is taken
+        here (a chip waiting for "which card?" is then judged again)."""
+        s = self.session
+        r = s.referee
+        for seat, card in self.pages.take_picks().items():
+            if card is None:
+                self.picked.pop(seat, None)
+            elif card in self.hands.get(seat, ()):
+                self.picked[seat] = card
+        w = self.which
+        if w is not None and w["seat"] in self.picked and s.warning is not None \
+                and s.last_observation is not None:
+            s.observe(s.last_observation)   # the same chip, now with the card tapped
+        for seat in self.seats:
+            hand = self.hands.get(seat, [])
+            if self.picked.get(seat) not in hand:
+                self.picked.pop(seat, None)
+            w = self.which if self.which is not None and self.which["seat"] == seat \
+                and s.warning is not None else None
+            self.pages.update(seat, hand, r.current == seat and not s.ended,
+                              picked=self.picked.get(seat),
+                              choices=w["choices"] if w else ())
 
     def _apply_next(self) -> None:
         """Apply the other boards' moves in order: a chip to place is proposed; a dead-card
@@ -335,6 +694,12 @@ class RemoteGame:
             if item is None:
                 return
             board, msg = item
+            if msg.get("u", 0) < self.undos:
+                self.pending.pop(self.n + 1)     # taken back by an undo: its replacement comes
+                continue
+            if msg.get("u", 0) > self.undos or (self.undo_req is not None
+                                                and self.n + 1 > self.undo_req["n"]):
+                return                           # after an undo not agreed here yet
             seat, action, card, space = msg["seat"], msg["action"], msg["card"], msg["space"]
             if seat != r.current:
                 self.pending.pop(self.n + 1)
@@ -383,10 +748,11 @@ class RemoteGame:
         r = s.referee
         seat = r.current
         if seat not in self.seats or s.proposal is not None or s.warning is not None \
-                or self.n + 1 in self.mine or self.n + 1 in self.pending:
+                or self.n + 1 in self.mine or self.n + 1 in self.pending \
+                or self.undo_req is not None:
             return
         hand = self.hands.get(seat)
-        if hand is None or self.hands_n < self.n:
+        if hand is None or (self.hands_u, self.hands_n) < (self.undos, self.n):
             return
         dead = r.dead_cards()
         turn = len(r.moves)
@@ -409,8 +775,8 @@ class RemoteGame:
 
     def _local(self, move: Move, seat: int) -> None:
         n = self.n + 1
-        msg = {"type": "move", "n": n, "seat": seat, "action": move.action, "card": move.card,
-               "space": None}
+        msg = {"type": "move", "n": n, "u": self.undos, "seat": seat, "action": move.action,
+               "card": move.card, "space": None}
         self.mine[n] = msg
         self._publish("move", msg, n)
         if move.action == "dead":

@@ -23,7 +23,8 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"   # Crockford's base 32: no I, L, 
 GAME_CHARS, SECRET_CHARS = 5, 11   # 25 bits of game id, 55 bits of secret
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 ACTIONS = ("place", "remove", "dead", "pass")
-KINDS = ("setup", "join", "move", "hand", "state")
+KINDS = ("setup", "join", "move", "hand", "state", "undo")
+UNDO_OPS = ("ask", "agree", "refuse", "done", "withdraw")
 
 
 class Refused(ValueError):
@@ -144,6 +145,8 @@ def _card(v) -> bool:
 def _check_move(o: dict) -> str | None:
     if not _int(o.get("n"), 1, 100_000):
         return "n must be a move number from 1"
+    if not _int(o.get("u", 0), 0, 100_000):
+        return "u must be the count of undos agreed before it"
     if not _int(o.get("seat"), 0, 11):
         return "seat must be 0..11"
     if o.get("action") not in ACTIONS:
@@ -194,7 +197,7 @@ def _check_join(o: dict) -> str | None:
 
 
 def _check_hand(o: dict) -> str | None:
-    if not _int(o.get("n"), 0, 100_000):
+    if not _int(o.get("n"), 0, 100_000) or not _int(o.get("u", 0), 0, 100_000):
         return "n must be a move count"
     hands = o.get("hands")
     if not isinstance(hands, dict) or len(hands) > 12:
@@ -215,5 +218,24 @@ def _check_state(o: dict) -> str | None:
     return None
 
 
-_CHECKS = {"move": _check_move, "setup": _check_setup, "join": _check_join,
+def _check_undo(o: dict) -> str | None:
+    """An undo request (``ask``: take moves ``back_to + 1 .. n`` back), an answer to it
+    (``agree``, ``refuse``) or the asker's decision (``done``, ``withdraw``); ``k`` numbers
+    the game's undos from 1."""
+    if not _int(o.get("k"), 1, 100_000):
+        return "k must be an undo number from 1"
+    if o.get("op") not in UNDO_OPS:
+        return f"op must be one of {', '.join(UNDO_OPS)}"
+    if not _int(o.get("n"), 1, 100_000) or not _int(o.get("back_to"), 0, o["n"] - 1):
+        return "n must be a move number and back_to a smaller move count"
+    rid = o.get("id", "")
+    if not isinstance(rid, str) or len(rid) > 16 or (rid and not rid.isalnum()):
+        return "id must be a short request name"
+    why = o.get("why", "")
+    if not isinstance(why, str) or len(why) > 200:
+        return "why must be a short text"
+    return None
+
+
+_CHECKS = {"undo": _check_undo, "move": _check_move, "setup": _check_setup, "join": _check_join,
            "hand": _check_hand, "state": _check_state}

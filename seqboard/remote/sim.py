@@ -28,6 +28,14 @@ class Person:
         self.rng = random.Random(seed)
         self.level = level
         self.placed_for: int | None = None
+        self.put_right = False           # an undo was agreed: the board is put back first
+        self.meant: str | None = None    # the card of the chip this person placed last
+        rg.session.subscribe(self._heard)
+
+    def _heard(self, event, view) -> None:  # noqa: ARG002
+        if event.kind == "undo":
+            self.put_right = True
+            self.placed_for = None       # the turn undone is played again
 
     def colour(self, team: int) -> SpaceState:
         return SpaceState(self.rg.session.referee.colours[team])
@@ -36,6 +44,19 @@ class Person:
         """Do what a person at this board would do now (at most one chip)."""
         s = self.rg.session
         r = s.referee
+        if self.put_right:               # the chips of the moves undone go back as they were
+            self.put_right = False
+            for i, st in enumerate(r.expected().states):
+                if i not in r.layout.free:
+                    self.table.set(i, st)
+            return
+        w = self.rg.which
+        if w is not None and s.warning is not None and self.rg.pages is not None:
+            # "which card?" on the phone: the person taps the card they meant
+            choice = self.meant if self.meant in w["choices"] else w["choices"][0]
+            with self.rg.pages.lock:
+                self.rg.pages.picks[w["seat"]] = choice
+            return
         if s.ended or s.warning is not None or not self.rg.ready:
             return
         if s.proposal is not None:
@@ -58,6 +79,7 @@ class Person:
         if move.action not in ("place", "remove"):
             move = moves[0]
         self.placed_for = len(r.moves)
+        self.meant = move.card
         self._put(move.action, move.space, r.team)
 
     def _put(self, action: str, space: int, team: int) -> None:

@@ -28,7 +28,7 @@ def _note(session: Session, info: dict) -> None:
 
 
 def create(session: Session, link, *, board: str, seats: list[int], code: str | None = None,
-           deck_seed: int | None = None) -> tuple[RemoteGame, str]:
+           deck_seed: int | None = None, **kw) -> tuple[RemoteGame, str]:
     """This board creates a game for ``session`` (seats 0-based); returns the controller and
     the join code to give the other board."""
     code = code or P.new_code()
@@ -39,7 +39,7 @@ def create(session: Session, link, *, board: str, seats: list[int], code: str | 
     _note(session, {"game": game, "code": code, "board": board, "seats": sorted(seats),
                     "creator": board, "deck_seed": deck_seed})
     rg = RemoteGame(session, link, game=game, secret=secret, board=board, seats=seats,
-                    setup=setup, deck_seed=deck_seed)
+                    setup=setup, deck_seed=deck_seed, **kw)
     rg.announce()
     return rg, code
 
@@ -75,7 +75,7 @@ def session_from_setup(setup: dict, recorder, names: list[str] | None = None) ->
 
 
 def join(link, code: str, *, board: str, seats: list[int] | None, recorder,
-         timeout: float = 10.0) -> RemoteGame:
+         timeout: float = 10.0, **kw) -> RemoteGame:
     """This board joins the game of ``code`` with ``seats`` (0-based; None: every seat
     still free)."""
     setup = fetch_setup(link, code, timeout)
@@ -96,12 +96,12 @@ def join(link, code: str, *, board: str, seats: list[int] | None, recorder,
     _note(session, {"game": game, "code": code, "board": board, "seats": seats,
                     "creator": setup["creator"]})
     rg = RemoteGame(session, link, game=game, secret=secret, board=board, seats=seats,
-                    setup=setup)
+                    setup=setup, **kw)
     rg.announce()
     return rg
 
 
-def resume(path: Path, recorder, link) -> RemoteGame:
+def resume(path: Path, recorder, link, **kw) -> RemoteGame:
     """Go on with an unfinished remote game from this board's record and the broker's
     retained messages."""
     from ..session import resume_session
@@ -125,6 +125,6 @@ def resume(path: Path, recorder, link) -> RemoteGame:
         setup = fetch_setup(link, info["code"])
     rg = RemoteGame(session, link, game=game, secret=secret, board=info["board"],
                     seats=info["seats"], setup=setup, deck_seed=info.get("deck_seed"),
-                    history=entries)
+                    history=entries, **kw)
     rg.announce()
     return rg

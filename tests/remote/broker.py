@@ -42,7 +42,7 @@ class Broker:
     def start(self) -> "Broker":
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        end = time.monotonic() + 10
+        end = time.monotonic() + 30
         while time.monotonic() < end:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):

@@ -39,10 +39,10 @@ def join_board(tmp: Path, broker, code: str, *, name="beta", seats=None):
     d.mkdir(exist_ok=True)
     lk = link(broker, name)
     return start.join(lk, code, board=name, seats=list(seats) if seats else None,
-                      recorder=RecordWriter(new_record_path(d, "remote")))
+                      recorder=RecordWriter(new_record_path(d, "remote")), timeout=30)
 
 
-def run(people: list[Person], *, until=None, limit: float = 60.0, tick: float = 0.002) -> float:
+def run(people: list[Person], *, until=None, limit: float = 120.0, tick: float = 0.002) -> float:
     """Tick every board until ``until()`` (default: every game ended); the time taken."""
     until = until or (lambda: all(p.rg.session.ended for p in people))
     t0 = time.monotonic()

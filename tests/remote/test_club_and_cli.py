@@ -35,7 +35,7 @@ def test_club_shows_every_table_with_scores_and_results(tmp_path, broker):
     spy = link(broker, "junk")
     spy.publish(P.state_topic("ZZZZZ"), b'{"type":"state","n":-4}')
     spy.close()
-    out = _seqboard("club", "--config", str(_cfg(tmp_path, broker)), "--once", "2", "--json")
+    out = _seqboard("club", "--config", str(_cfg(tmp_path, broker)), "--once", "4", "--json")
     assert out.returncode == 0, out.stderr
     rows = {r["game"]: r for r in json.loads(out.stdout)}
     assert set(rows) == {game1, game2}
@@ -44,7 +44,7 @@ def test_club_shows_every_table_with_scores_and_results(tmp_path, broker):
     assert won["status"] == f"{winner} won" and won["boards"] == "north, south"
     assert won["moves"] == a.n and winner in won["score"]
     assert rows[game2]["status"] == "player 1 to move" and rows[game2]["moves"] == 0
-    text = _seqboard("club", "--config", str(_cfg(tmp_path, broker)), "--once", "1.5")
+    text = _seqboard("club", "--config", str(_cfg(tmp_path, broker)), "--once", "3")
     assert f"{game1}" in text.stdout and "2 table(s), 1 playing" in text.stdout
 
 

@@ -16,11 +16,11 @@ from seqboard.sources.table import Table
 from .helpers import create_board, join_board, link, moves, replayed, run
 
 
-def _wait(people, cond, limit=10.0):
+def _wait(people, cond, limit=60.0):
     run(people, until=cond, limit=limit)
 
 
-def _until_ready(*boards, limit=10.0):
+def _until_ready(*boards, limit=60.0):
     """Let the boards talk (no person acts) until every seat is taken."""
     end = time.monotonic() + limit
     while not all(rg.ready for rg in boards) and time.monotonic() < end:
@@ -131,7 +131,7 @@ def test_duplicated_and_delayed_moves_are_applied_once_in_order(tmp_path, broker
     spy.subscribe(f"{P.game_topic(game)}/board/alpha/move/+")
     people = [Person(a, seed=1), Person(b, seed=2)]
     t0 = time.monotonic()
-    while not all(p.rg.session.ended for p in people) and time.monotonic() - t0 < 60:
+    while not all(p.rg.session.ended for p in people) and time.monotonic() - t0 < 120:
         for p in people:
             p.tick(time.monotonic())
         for t, p in spy.drain():           # the broker delivers every move once more
@@ -155,7 +155,7 @@ def test_broker_restarted_mid_game_nothing_lost_nothing_doubled(tmp_path, broker
             p.tick(100 + i)
         time.sleep(0.01)
     broker.start()
-    run(people, limit=90)
+    run(people, limit=120)
     assert moves(a) == moves(b) and replayed(a).ok and replayed(b).ok
     assert a.link.connections >= 2 and b.link.connections >= 2
 
@@ -215,17 +215,7 @@ def test_a_chip_lifted_after_its_move_was_sent_must_go_back_there(tmp_path, brok
     for i in range(3):
         pa.tick(20 + i, act=False)
     assert a.session.warning is None and a.n == 1
-    # the undo key here: the move stays sent; the chip lifted and put down again is taken as
-    # that move again, with the card it was sent with
-    assert a.session.undo() and a.n == 0
-    pa.table.set(space, SpaceState.EMPTY)
-    for i in range(3):
-        pa.tick(40 + i, act=False)
-    pa.table.set(space, SpaceState.BLUE)
-    for i in range(3):
-        pa.tick(50 + i, act=False)
-    assert a.n == 1 and a.session.warning is None
-    assert moves(a)[-1][2:] == ("place", a.mine[1]["card"], a.session.referee.layout.space_name(space))
+    # (the undo key asks the other board instead: tests/remote/test_remote_undo.py)
     run([pa, pb])
     ra, rb = replayed(a), replayed(b)
     assert ra.ok and rb.ok and ra.winner == rb.winner

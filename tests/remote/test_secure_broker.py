@@ -80,9 +80,12 @@ def test_tls_passwords_and_acl_as_documented(secure):
     game = "ABCDE"
     for lk in (north, south):
         lk.subscribe(f"{P.game_topic(game)}/board/+/move/+")
+        lk.subscribe(f"{P.game_topic(game)}/board/+/undo/+")
     club.subscribe(f"{P.PREFIX}/+/state")
     # south writes a move under its own name: north gets it
     south.publish(P.topic(game, "south", "move", 1), b'{"type":"move"}')
+    # and asks for an undo: north reads it (the undo topics are in the ACL)
+    south.publish(P.topic(game, "south", "undo", 1), b'{"type":"undo"}')
     # south writes under north's name: the broker drops it
     south.publish(P.topic(game, "north", "move", 2), b'{"forged":1}')
     # north writes the state: the club reads it; the club cannot read moves
@@ -90,6 +93,7 @@ def test_tls_passwords_and_acl_as_documented(secure):
     got = _collect(north)
     topics = [t for t, _ in got]
     assert P.topic(game, "south", "move", 1) in topics
+    assert P.topic(game, "south", "undo", 1) in topics
     assert P.topic(game, "north", "move", 2) not in topics
     assert [t for t, _ in _collect(club, 0.5)] == [P.state_topic(game)]
     for lk in (north, south, club):

@@ -329,6 +329,7 @@ function render(msg) {
   const v = msg.view;
   if (!v || !v.cells) return;
   state = msg;
+  showRemote(v);
   document.getElementById("title").textContent = `\u2014 ${v.title} (${v.mode})`;
   drawBoard(document.getElementById("board"), {
     rows: v.rows, cols: v.cols, symbols: v.symbols, cells: v.cells, colours: v.colours,
@@ -475,7 +476,7 @@ async function post(path, body) {
 let unlocked = false;
 function unlock(on) {
   unlocked = on;
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #remote-form button")) b.disabled = !on;
 }
 
 // a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
@@ -588,6 +589,31 @@ for (const step of ["capture", "save"]) {
     const [ok, data] = await post("/api/calibrate/" + step, {});
     if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
   });
+}
+
+// remote play from the page: the join code comes back to this browser only (the PIN holder)
+async function remote(body) {
+  const msg = document.getElementById("remote-msg");
+  msg.textContent = "asking the broker\u2026";
+  const [ok, data] = await post("/api/action", body);
+  msg.textContent = ok ? data.text : (data.error || "refused");
+  if (ok && data.code) msg.dataset.code = data.code;
+  if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+}
+document.getElementById("remote-create").addEventListener("click", () => remote({ action: "remote_create" }));
+document.getElementById("remote-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  remote({ action: "remote_join", code: document.getElementById("remote-code").value });
+});
+function showRemote(view) {
+  const box = document.getElementById("remote-state");
+  const r = view && view.remote;
+  const undo = r && r.undo;
+  box.hidden = !undo;
+  if (!undo) return;
+  box.textContent = undo.mine ? `undo of ${undo.text} asked: waiting for the other board`
+    : undo.agreed ? `undo of ${undo.text} agreed here: waiting for board ${undo.by}`
+    : `board ${undo.by} asks to undo ${undo.text}: Undo to agree, or Refuse the undo`;
 }
 
 document.getElementById("login").addEventListener("submit", async (e) => {
