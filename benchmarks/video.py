@@ -8,6 +8,15 @@ anything, or a person's shadow across the board. In some games a move is HIDDEN:
 that placed it never leaves the board until the next move is placed, so the board is
 never seen still between the two (the referee must catch it up).
 
+Each game is filmed in a LOOK drawn from the held-out families of ``vision/looks.py``
+(``--looks heldout``, the default: card art never tuned on, and half the time held-out
+boards, chips, tables, hands, light and cameras; every other game's hands are a held-out
+hand family, grey sleeves or fingers holding a chip, often motion-blurred), with the arm's
+own shadow and a person's shadow as the look draws them, and now and then a shadow cast by
+someone out of the picture (``vision.looks.cast_shadow``: head and shoulders or an arm's
+band, soft or hard) for up to five seconds. ``--looks plain`` films the project's own look
+as before.
+
 Every game is written as a folder of JPEG frames, the camera is calibrated on the empty
 board (``vision.calibration``), and ``seqboard referee`` judges the folder (``--speed 0``:
 as fast as the machine goes; the verdicts do not depend on it). The record is replayed
@@ -19,11 +28,15 @@ and its moves compared with the true game's:
 - ``video_games_recovered``: games with a hidden move whose record ends with the true game
   (want: all of ``video_games_with_hidden_moves``)
 - ``video_warnings``: warnings the referee raised (every move here is legal: want 0)
+- ``video_games_heldout_looks``: games filmed in a look with a held-out family
+- ``video_calibrations_refused``: games whose empty board the calibration refused (nothing
+  refereed: all their moves count as missed)
 
     python benchmarks/video.py                # 10 games, a table
     python benchmarks/video.py --json         # one flat JSON object
     python benchmarks/video.py --quick        # one short game (what the test suite runs)
     python benchmarks/video.py --keep DIR     # keep the frames, records and configs in DIR
+    python benchmarks/video.py --looks plain  # the project's own look (the old films)
 
 Progress goes to stderr.
 """
@@ -51,6 +64,7 @@ from engine.game import Game, builtin_layout  # noqa: E402
 from engine.observation import Observation, SpaceState  # noqa: E402
 from engine.players import make_player  # noqa: E402
 from engine.record import parse_record, replay  # noqa: E402
+from vision.looks import HELD_OUT, Look, cast_shadow, draw_look, look_conditions  # noqa: E402
 from vision.synth import Conditions, render  # noqa: E402
 
 FPS = 10.0
@@ -76,6 +90,8 @@ class Film:
     hidden: list[int] = field(default_factory=list)     # indexes of hidden moves
     frames: int = 0
     calibration: Path | None = None
+    look: Look | None = None            # None: the project's own plain look
+    calibration_error: str = ""         # the calibration was refused (the game is not refereed)
 
 
 def true_game(seed: int, players: int, min_moves: int, max_moves: int) -> list[TrueMove]:
@@ -111,8 +127,10 @@ def _play(seed: int, players: int, min_moves: int, max_moves: int) -> list[TrueM
 class _Camera:
     """Renders the table's frames: one render per distinct scene, fresh noise per frame."""
 
-    def __init__(self, layout, cond: Conditions, seed: int, folder: Path) -> None:
+    def __init__(self, layout, cond: Conditions, seed: int, folder: Path,
+                 look: Look | None = None) -> None:
         self.layout, self.cond, self.seed, self.folder = layout, cond, seed, folder
+        self.look = look
         rng = np.random.default_rng(seed)
         shape = (cond.height, cond.width, 3)
         self.noise = [rng.normal(0, 2.0, shape).astype(np.int16) for _ in range(4)]
@@ -125,11 +143,13 @@ class _Camera:
         img = self.cache.get(key)
         if img is None:
             cond = replace(self.cond, hand_at=hand)
-            if shadow is not None:
+            if shadow is not None and self.look is None:
                 cond = replace(cond, shadow=shadow[0], light_seed=shadow[1])
             obs = Observation(self.layout.rows, self.layout.cols, tuple(states))
             img = render(self.layout, obs, cond, seed=self.seed * 7919 + len(self.cache),
-                         jitter=0.0).image
+                         jitter=0.0, look=self.look).image
+            if shadow is not None and self.look is not None:
+                img = cast_shadow(img, shadow[0], shadow[1])
             if len(self.cache) > 64:
                 self.cache.clear()
             self.cache[key] = img
@@ -143,17 +163,22 @@ class _Camera:
 def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
               max_moves: int = 46, hidden: int = 0, hovers: float = 0.15,
               shadows: float = 0.1, width: int = 640, height: int = 480,
-              moves: list[TrueMove] | None = None) -> Film:
+              moves: list[TrueMove] | None = None, look: Look | None = None) -> Film:
     """Film a seeded game into ``folder`` (frames at :data:`FPS`); ``hidden`` moves are
-    placed without the hand leaving the board in between (never the first nor the last)."""
+    placed without the hand leaving the board in between (never the first nor the last).
+    ``look``: the scene in that look (vision/looks.py: card art, board, chips, table,
+    hands with their sleeves, blur and cast shadows, light, camera); None: the plain one."""
     layout = builtin_layout("classic")
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
-    cond = Conditions(width=width, height=height, tilt_deg=rng.uniform(4, 16),
-                      rotation_deg=rng.uniform(-8, 8), kelvin=rng.uniform(3300, 5800),
-                      scale=rng.uniform(0.82, 0.9), light_seed=rng.randrange(1 << 30))
+    if look is None:
+        cond = Conditions(width=width, height=height, tilt_deg=rng.uniform(4, 16),
+                          rotation_deg=rng.uniform(-8, 8), kelvin=rng.uniform(3300, 5800),
+                          scale=rng.uniform(0.82, 0.9), light_seed=rng.randrange(1 << 30))
+    else:
+        cond = look_conditions(look, width, height)
     truth = moves if moves is not None else true_game(seed, players, min_moves, max_moves)
-    cam = _Camera(layout, cond, seed, folder)
+    cam = _Camera(layout, cond, seed, folder, look)
     states = [SpaceState.EMPTY] * layout.size
     # the empty board first: the calibration is made from these frames, as a user would
     # (`seqboard calibrate` with the empty board in view), and the referee's first look
@@ -177,15 +202,23 @@ def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
             cam.shoot(states, hand=rng.randrange(layout.size), frames=rng.randint(4, 12))
             cam.shoot(states, frames=still)
         if rng.random() < shadows:        # a person leans over: their shadow on the board
-            cam.shoot(states, shadow=(rng.uniform(0.2, 0.35), rng.randrange(1 << 30)),
-                      frames=rng.randint(3, 12))
+            if look is None:
+                cam.shoot(states, shadow=(rng.uniform(0.2, 0.35), rng.randrange(1 << 30)),
+                          frames=rng.randint(3, 12))
+            else:                         # and stays a while, up to five seconds
+                cam.shoot(states, shadow=(rng.uniform(0.2, 0.5), rng.randrange(1 << 30)),
+                          frames=rng.randint(3, 50))
             cam.shoot(states, frames=still)
     cam.shoot(states, frames=int(1.5 * FPS))
-    film = Film(folder, truth, players, cond, hidden_at, cam.n)
-    from vision.calibration import calibrate
+    film = Film(folder, truth, players, cond, hidden_at, cam.n, look=look)
+    from vision.calibration import CalibrationError, calibrate
+    from vision.locate import BoardNotFound
     film.calibration = folder.parent / f"{folder.name}-calibration.json"
     empty_frames = [cv2.imread(str(folder / f"frame_{k:05d}.jpg")) for k in range(2)]
-    calibrate(empty_frames, layout).save(film.calibration)
+    try:
+        calibrate(empty_frames, layout).save(film.calibration)
+    except (CalibrationError, BoardNotFound, ValueError) as exc:
+        film.calibration_error = str(exc) or type(exc).__name__
     return film
 
 
@@ -240,28 +273,54 @@ def score(film: Film, record: Path) -> dict:
             "first_wrong": next((f"{layout.space_name(w[2])}" for w, g in zip(want, got) if w != g), "")}
 
 
-def run(games: int, seed: int, workdir: Path, quick: bool, progress) -> dict:
+def game_look(seed: int, g: int, looks: str) -> Look | None:
+    """The look game ``g`` is filmed in: None (``plain``: the project's own look), or a look
+    drawn from the held-out families (``heldout``; every other game's hands a held-out hand
+    family: grey sleeves, or fingers holding a chip, blurred more often)."""
+    if looks == "plain":
+        return None
+    look = draw_look(np.random.default_rng([seed, g, 19]), "heldout")
+    if g % 2 == 0:
+        look = replace(look, hand=HELD_OUT["hand"][(g // 2) % len(HELD_OUT["hand"])])
+    return look
+
+
+def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str = "heldout") -> dict:
     totals = {"games": 0, "moves": 0, "phantom": 0, "missed": 0, "caught_up": 0, "warnings": 0,
-              "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0}
+              "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0,
+              "refused": 0, "heldout_games": 0}
     per_game = []
     t0 = time.perf_counter()
     for g in range(games):
         gseed = seed * 1000 + g
         players = 2 if g % 3 != 2 else 3
         hidden = 0 if g % 4 == 0 else 1 + (g % 3 == 1)
-        progress(f"game {g + 1}/{games}: filming ({players} players, {hidden} hidden)")
+        look = game_look(seed, g, looks)
+        progress(f"game {g + 1}/{games}: filming ({players} players, {hidden} hidden"
+                 + (f", {look.describe()}" if look else ", plain look") + ")")
         if quick:
             film = film_game(workdir / f"game{g:02d}", gseed, players, 10, 12, hidden=1,
-                             hovers=0.2, shadows=0.1, width=480, height=360)
+                             hovers=0.2, shadows=0.1, width=480, height=360, look=look)
         else:
-            film = film_game(workdir / f"game{g:02d}", gseed, players, hidden=hidden)
-        progress(f"game {g + 1}/{games}: refereeing {film.frames} frames")
-        record, proc = referee(film, workdir / "records")
-        if proc.returncode != 0:
-            raise RuntimeError(f"seqboard referee exited {proc.returncode}: {proc.stderr[-1500:]}")
-        s = score(film, record)
+            film = film_game(workdir / f"game{g:02d}", gseed, players, hidden=hidden, look=look,
+                             shadows=0.1 if look is None else 0.2)
+        totals["heldout_games"] += bool(look is not None and look.held_out)
+        if film.calibration_error:
+            # the empty board was refused: nothing is refereed, every move is missed
+            progress(f"game {g + 1}/{games}: calibration refused: {film.calibration_error}")
+            s = {"moves": len(film.moves), "phantom": 0, "missed": len(film.moves), "caught_up": 0,
+                 "warnings": 0, "exact": False, "replay_ok": False, "stamped": False,
+                 "first_wrong": "calibration refused"}
+            totals["refused"] += 1
+        else:
+            progress(f"game {g + 1}/{games}: refereeing {film.frames} frames")
+            record, proc = referee(film, workdir / "records")
+            if proc.returncode != 0:
+                raise RuntimeError(f"seqboard referee exited {proc.returncode}: {proc.stderr[-1500:]}")
+            s = score(film, record)
+            s["record"] = str(record)
         s.update(game=g, players=players, hidden=len(film.hidden), frames=film.frames,
-                 record=str(record))
+                 look=look.describe() if look else "plain")
         per_game.append(s)
         totals["games"] += 1
         totals["frames"] += film.frames
@@ -273,7 +332,8 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress) -> dict:
             totals["hidden_games"] += 1
             totals["recovered"] += s["exact"]
         progress(f"game {g + 1}/{games}: {s['moves']} moves, {s['phantom']} phantom, "
-                 f"{s['missed']} missed, {s['caught_up']} caught up, {s['warnings']} warnings")
+                 f"{s['missed']} missed, {s['caught_up']} caught up, {s['warnings']} warnings"
+                 + (f" (first wrong: {s['first_wrong']})" if s.get("first_wrong") else ""))
     totals["seconds"] = time.perf_counter() - t0
     totals["per_game"] = per_game
     return totals
@@ -294,6 +354,9 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true",
                     help="one short game (10 to 12 moves, one hidden) at a small size")
     ap.add_argument("--keep", metavar="DIR", help="keep frames, configs and records in DIR")
+    ap.add_argument("--looks", choices=("heldout", "plain"), default="heldout",
+                    help="heldout (default): each game in a look drawn from the held-out "
+                         "families of vision/looks.py; plain: the project's own look")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     games = 1 if args.quick else args.games
@@ -306,10 +369,10 @@ def main(argv=None) -> int:
     if args.keep:
         work = Path(args.keep).resolve()
         work.mkdir(parents=True, exist_ok=True)
-        totals = run(games, args.seed, work, args.quick, progress)
+        totals = run(games, args.seed, work, args.quick, progress, args.looks)
     else:
         with tempfile.TemporaryDirectory(prefix="seqboard-video-") as tmp:
-            totals = run(games, args.seed, Path(tmp), args.quick, progress)
+            totals = run(games, args.seed, Path(tmp), args.quick, progress, args.looks)
     result = figures(totals)
     if args.json:
         print(json.dumps(result))
@@ -322,6 +385,8 @@ def main(argv=None) -> int:
               f"{s['warnings']:>8}")
     for k, v in result.items():
         print(f"{k}: {v}")
+    for s in totals["per_game"]:
+        print(f"game {s['game'] + 1}: {s['look']}")
     return 0
 
 
@@ -338,6 +403,8 @@ def figures(totals: dict) -> dict:
         "video_warnings": totals["warnings"],
         "video_records_replay_ok": totals["replay_ok"],
         "video_records_stamped": totals["stamped"],
+        "video_games_heldout_looks": totals["heldout_games"],
+        "video_calibrations_refused": totals["refused"],
         "video_seconds": round(totals["seconds"], 1),
     }
 

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine import catchup
+from engine import catchup, evidence
 from engine.board import FREE
 from engine.game import Game
 from engine.moves import Move, Verdict
@@ -82,6 +82,8 @@ class Session:
         self.confirm_series_from = 3
         self.space_problems: dict[int, str] = {}
         self.caught_up = 0
+        #: spaces the last observation differed on but was not sure of (waited on, unjudged)
+        self.waiting: tuple[int, ...] = ()
         if recorder is not None and write_setup:
             r = referee
             recorder.write(setup_entry(
@@ -130,11 +132,25 @@ class Session:
         position of the game (several moves back); a short legal series of moves the
         sensing missed (caught up, or offered for confirmation); else a warning that names
         what to put right. The game is never stuck: :meth:`take_board` accepts the board as
-        it stands."""
+        it stands.
+
+        First the game is taken as evidence (:func:`engine.evidence.screen`): a space that
+        differs from the game and is doubtful (low confidence, a white chip off every
+        sequence, or touching such a space) becomes unknown: it is waited on, never judged.
+        The screened observation is the one judged and recorded."""
+        r = self.referee
+        screened = evidence.screen(r, obs)
+        obs = screened.observation
+        if screened.waiting != self.waiting:
+            self.waiting = screened.waiting
+            if screened.waiting:
+                names = ", ".join(r.layout.space_name(i) for i in screened.waiting)
+                self._log_line("info", f"waiting: not sure of {names} (a shadow, an arm's edge, "
+                                       f"the light?); judged once they read clearly",
+                               spaces=list(screened.waiting))
         self.last_observation = obs
         self.pending_catchup = None
         at = dict(at or {})
-        r = self.referee
         v = r.observe(obs)
         cols = r.layout.cols
         if v.kind == "no_change":
@@ -628,6 +644,7 @@ class Session:
             "proposal": prop, "log": self.log[-50:], "source_problem": self.source_problem,
             "hints": self.hints if self.hints_at == len(r.moves) else [],
             "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
+            "waiting": [r.layout.space_name(i) for i in self.waiting],
             "confirm_catch_up": self.pending_catchup is not None,
             # a sequence just made on a longer line: the fives its team may name instead
             "five_choices": [{"text": " ".join(q.text(lay.cols) for q in o),

@@ -649,4 +649,29 @@ def light_extras(look: Look, cond, rng_light: np.random.Generator) -> dict:
     return out
 
 
+def cast_shadow(img: np.ndarray, strength: float, seed: int) -> np.ndarray:
+    """``img`` with a shadow cast on it by someone out of the picture: a person's head and
+    shoulders (very soft), or an arm's band from an edge of the frame (soft or hard).
+    A shadow only darkens the light: it multiplies the picture."""
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    m = np.zeros((h, w), np.uint8)
+    if rng.random() < 0.5:
+        bx = int(rng.uniform(0.1, 0.9) * w)
+        by = int(h + 0.05 * h) if rng.random() < 0.5 else int(-0.05 * h)
+        cv2.ellipse(m, (bx, by), (int(rng.uniform(0.25, 0.4) * w), int(rng.uniform(0.3, 0.5) * h)),
+                    0, 0, 360, 255, -1)
+        sigma = float(rng.uniform(15, 45))
+    else:
+        side = int(rng.integers(4))
+        p0 = {0: (rng.uniform(0, w), -40), 1: (w + 40, rng.uniform(0, h)),
+              2: (rng.uniform(0, w), h + 40), 3: (-40, rng.uniform(0, h))}[side]
+        p1 = (rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h)
+        cv2.line(m, tuple(int(v) for v in p0), tuple(int(v) for v in p1), 255,
+                 int(rng.uniform(0.06, 0.14) * min(w, h)))
+        sigma = float(rng.choice([1.5, 4.0, 10.0, 20.0]))     # hard to soft
+    sm = cv2.GaussianBlur(m.astype(np.float32) / 255.0, (0, 0), sigma)
+    return np.clip(img.astype(np.float32) * (1.0 - strength * sm)[..., None], 0, 255).astype(np.uint8)
+
+
 LOOK_FIELDS = tuple(f.name for f in fields(Look))

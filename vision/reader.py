@@ -23,6 +23,7 @@ from engine.observation import Observation, SpaceState
 
 from .calibration import Calibration
 from .classify import Reference, classify, classify_by_twins, features
+from .doubt import doubt
 from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
                      straighten)
 
@@ -39,6 +40,9 @@ class FrameReading:
     board: np.ndarray | None = None        # the straightened board, for motion checks
     problem: str = ""
     timings: dict = field(default_factory=dict)
+    #: spaces read as a chip that a shadow or an arm's edge could make (confidence lowered
+    #: below 0.5: vision/doubt.py); empty when not measured
+    doubtful: tuple[bool, ...] = ()
 
     @property
     def hand(self) -> bool:
@@ -114,6 +118,10 @@ class BoardReader:
             # against the drawn pictures (no calibration) a space must differ more to be a chip
             states, conf, hand = classify(f, self.reference, lay.free,
                                           9.0 if self.calibration is not None else 20.0, lay.cols)
+        # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)
+        conf, doubted = doubt(states, conf, hand, f,
+                              None if self.calibration is None and self._pairs and not ours
+                              else self.reference, lay.cols)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)
@@ -132,7 +140,8 @@ class BoardReader:
         self._bad = 0
         obs = Observation(lay.rows, lay.cols, tuple(states), tuple(float(c) for c in conf))
         return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
-                            self.corners.copy(), board, timings=timings)
+                            self.corners.copy(), board, timings=timings,
+                            doubtful=tuple(bool(d) for d in doubted))
 
     def _nothing(self, problem: str, found: bool = False) -> FrameReading:
         lay = self.layout

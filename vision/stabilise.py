@@ -16,6 +16,12 @@ shadow passing, a reflection): it is reported unknown meanwhile. A change no han
 making is still accepted after that time, so the game is never held up by a hand the
 reader missed.
 
+Each space's confidence in a stable observation is the least it had over the settle
+window: a reading doubted in any frame of it (vision/doubt.py: a shadow, an arm's edge)
+stays doubtful, and the referee waits on it (engine/evidence.py). When a space that was
+doubtful in the last report has been read surely for the whole window, the observation
+is reported again, so a chip first seen beside an arm is judged once it reads clearly.
+
 Time is whatever the caller passes: the camera's clock, or a file's frame times (so a video
 gives the same observations on any machine, at any speed).
 
@@ -35,6 +41,7 @@ from collections import deque
 import cv2
 import numpy as np
 
+from engine.evidence import DOUBT
 from engine.observation import Observation, SpaceState
 
 from .reader import FrameReading
@@ -42,6 +49,8 @@ from .reader import FrameReading
 _CODES = {s: k for k, s in enumerate(SpaceState)}
 _STATES = list(SpaceState)
 _UNKNOWN = _CODES[SpaceState.UNKNOWN]
+#: a reading this confident is judged by the referee
+SURE = DOUBT
 
 
 class Stabiliser:
@@ -65,7 +74,8 @@ class Stabiliser:
         self._untouched_since: dict[int, float] = {}
         self.problem_after = problem_after if problem_after is not None else max(2.0, 4 * settle)
         self.flips = flips
-        self._window: deque[tuple[float, np.ndarray]] = deque()
+        self._window: deque[tuple[float, np.ndarray, np.ndarray]] = deque()
+        self._reported_sure: np.ndarray | None = None   # spaces reported with confidence
         self._flip_times: dict[int, deque[float]] = {}
         self._seen: dict[int, set[int]] = {}        # the states a flickering space took
         self._last_known: np.ndarray | None = None
@@ -140,7 +150,7 @@ class Stabiliser:
         obs = reading.observation
         codes = np.fromiter((_CODES[s] for s in obs.states), np.int8, len(obs.states))
         self._note_flips(codes, t, names or (lambda i: f"space {i}"))
-        self._window.append((t, codes))
+        self._window.append((t, codes, np.asarray(reading.confidence, np.float32)))
         # the window: the readings of the last `settle` seconds, and the one just before
         # them (which shows the board was already so when the window began)
         while len(self._window) >= 2 and self._window[1][0] <= t - self.settle:
@@ -148,7 +158,7 @@ class Stabiliser:
         if t - self._window[0][0] < self.settle:
             self.state = "settling"
             return None
-        arr = np.stack([c for _, c in self._window])
+        arr = np.stack([c for _, c, _ in self._window])
         known = arr != _UNKNOWN
         hi = np.where(known, arr, -1).max(axis=0)
         lo = np.where(known, arr, 127).min(axis=0)
@@ -164,17 +174,24 @@ class Stabiliser:
         out = self._untouched_changes(out, t)
         key = tuple(_STATES[k] for k in out)
         self.state = "stable"
-        if key == self._reported:
+        # each space's confidence: the least it had over the window (a doubt in any frame
+        # of it stands); a space read surely now that was doubtful when last reported is
+        # reported again (the referee waited on it: engine/evidence.py)
+        conf_w = np.stack([c for _, _, c in self._window]).min(axis=0)
+        sure = (out != _UNKNOWN) & (conf_w >= SURE)
+        newly_sure = self._reported_sure is not None and bool((sure & ~self._reported_sure).any())
+        if key == self._reported and not newly_sure:
             return None
-        if self._reported is not None and self._basis is not None \
+        if self._reported is not None and self._basis is not None and not newly_sure \
                 and not ((out != _UNKNOWN) & (out != self._basis)).any():
             return None                 # nothing read differs from what was reported
         self._reported = key
+        self._reported_sure = sure
         known_now = out != _UNKNOWN
         self._basis = np.where(known_now, out, self._basis if self._basis is not None else _UNKNOWN)
         self._touched[:] = False
         steady = steady & known_now
-        conf = tuple(c if s else 0.0 for c, s in zip(obs.confidence, steady))
+        conf = tuple(float(c) if s else 0.0 for c, s in zip(conf_w, steady))
         return Observation(obs.rows, obs.cols, key, conf)
 
 

@@ -1,0 +1,135 @@
+"""The game as evidence: a doubtful reading that differs from the game is waited on, never
+judged (engine/evidence.py, through the session every source goes through)."""
+
+from __future__ import annotations
+
+import json
+
+from engine.evidence import screen
+from engine.observation import Observation, SpaceState
+from engine.record import parse_record, replay
+from engine.referee import Referee
+from seqboard.recorder import RecordWriter
+from seqboard.session import Session
+
+
+def _session(tmp_path):
+    ref = Referee("classic", 2)
+    path = tmp_path / "game.jsonl"
+    s = Session(ref, recorder=RecordWriter(path))
+    events = []
+    s.subscribe(lambda ev, view: events.append(ev))
+    return s, ref, path, events
+
+
+def _seen(ref: Referee, chips: dict[str, tuple[str, float]]) -> Observation:
+    """The game's board with ``chips`` read as (state, confidence)."""
+    base = ref.expected()
+    states, conf = list(base.states), list(base.confidence)
+    for name, (st, c) in chips.items():
+        i = ref.layout.parse_space(name)
+        states[i], conf[i] = SpaceState(st), c
+    return Observation(base.rows, base.cols, tuple(states), tuple(conf))
+
+
+def _replays(path, ref):
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok, [s.text for s in result.steps if not s.ok]
+    assert [m for _, m in result.referee.moves] == [m for _, m in ref.moves]
+
+
+def _names(ref, spaces):
+    return [ref.layout.space_name(i) for i in spaces]
+
+
+def test_a_white_chip_off_a_sequence_is_not_a_verdict_but_a_wait(tmp_path):
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}))
+    # an empty space read white (dim light), read with full confidence: never a warning
+    v = s.observe(_seen(ref, {"c3": ("W", 1.0)}))
+    assert v.kind == "no_change" and s.warning is None
+    assert _names(ref, s.waiting) == ["c3"] and s.view()["waiting"] == ["c3"]
+    assert not [e for e in events if e.kind == "warning"]
+    # blue's own chip read white, off any sequence: not judged either
+    v = s.observe(_seen(ref, {"e5": ("W", 1.0)}))
+    assert v.kind == "no_change" and s.warning is None and _names(ref, s.waiting) == ["e5"]
+    # the game goes on: green's move beside the misread white chip is judged
+    v = s.observe(_seen(ref, {"c3": ("W", 1.0), "h8": ("G", 1.0)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["h8"]
+    assert _names(ref, s.waiting) == ["c3"]
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert not [x for x in lines if x.get("kind") == "violation"]
+    _replays(path, ref)
+
+
+def test_white_chips_on_a_completed_sequence_still_choose_the_five():
+    ref = Referee("classic", 2)
+    # blue b4 c4 d4 f4 g4 (green elsewhere between), then e4 makes a line of six
+    for name, other in zip(["b4", "c4", "d4", "f4", "g4"], ["j9", "b8", "c8", "h2", "i6"]):
+        assert ref.observe(_seen(ref, {name: ("B", 1.0)})).kind == "placement"
+        assert ref.observe(_seen(ref, {other: ("G", 1.0)})).kind == "placement"
+    assert ref.observe(_seen(ref, {"e4": ("B", 1.0)})).new_sequences == 1
+    flipped = {n: ("W", 0.9) for n in ["c4", "d4", "e4", "f4", "g4"]}
+    sc = screen(ref, _seen(ref, flipped))
+    assert sc.waiting == ()                      # these white chips show the five: judged
+    v = ref.observe(sc.observation)
+    assert v.kind == "choice" and [q.text() for q in v.made] == ["c4-g4"]
+    # once green has moved, a white chip on b4 (no longer of the five) is waited on
+    ref.observe(_seen(ref, {"j3": ("G", 1.0)}))
+    sc = screen(ref, _seen(ref, {"b4": ("W", 1.0)}))
+    assert [ref.layout.space_name(i) for i in sc.waiting] == ["b4"]
+    assert ref.observe(sc.observation).kind == "no_change"
+
+
+def test_a_doubtful_reading_waits_and_is_judged_once_read_clearly(tmp_path):
+    s, ref, path, events = _session(tmp_path)
+    v = s.observe(_seen(ref, {"d6": ("B", 0.3)}))
+    assert v.kind == "no_change" and ref.moves == [] and _names(ref, s.waiting) == ["d6"]
+    assert any("waiting: not sure of d6" in x["text"] for x in s.log)
+    v = s.observe(_seen(ref, {"d6": ("B", 0.9)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["d6"] and s.waiting == ()
+    _replays(path, ref)
+
+
+def test_a_band_of_chips_touching_a_doubtful_one_waits_whole_and_no_warning(tmp_path):
+    """The soft shadow of an arm: a band of readings, some sure, one not: all wait."""
+    s, ref, path, events = _session(tmp_path)
+    band = {"c3": ("W", 0.8), "d4": ("R", 0.6), "e5": ("R", 0.3), "f6": ("G", 0.9)}
+    v = s.observe(_seen(ref, band))
+    assert v.kind == "no_change" and s.warning is None and ref.moves == []
+    assert _names(ref, s.waiting) == ["c3", "d4", "e5", "f6"]
+    # a sure chip far from the band is judged meanwhile
+    v = s.observe(_seen(ref, band | {"j2": ("B", 0.95)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["j2"]
+    _replays(path, ref)
+
+
+def test_sure_readings_are_still_judged_and_warned():
+    ref = Referee("classic", 2)
+    sc = screen(ref, _seen(ref, {"b2": ("B", 0.9), "h7": ("B", 0.95)}))
+    assert sc.waiting == ()
+    v = ref.observe(sc.observation)
+    assert (v.kind, v.rule) == ("violation", "two_chips")
+    # a chip taken off read with doubt waits; read surely, blue taking its own chip warns
+    ref.observe(_seen(ref, {"b2": ("B", 1.0)}))
+    ref.observe(_seen(ref, {"h7": ("G", 1.0)}))
+    sc = screen(ref, _seen(ref, {"b2": (".", 0.2)}))
+    assert _names(ref, sc.waiting) == ["b2"] and ref.observe(sc.observation).kind == "no_change"
+    v = ref.observe(screen(ref, _seen(ref, {"b2": (".", 0.9)})).observation)
+    assert (v.kind, v.rule) == ("violation", "own_chip_removed")
+
+
+def test_a_sensor_matrix_reading_is_never_doubted():
+    """Observations with full confidence (a sensor matrix) pass unchanged."""
+    ref = Referee("classic", 2)
+    obs = _seen(ref, {"b2": ("B", 1.0), "c3": ("G", 1.0)})
+    assert screen(ref, obs).observation is obs
+
+
+def test_a_chip_of_a_colour_no_team_plays_waits(tmp_path):
+    """Red in a blue-green game: the print of a red card misread, never a verdict."""
+    s, ref, path, events = _session(tmp_path)
+    v = s.observe(_seen(ref, {"j4": ("R", 0.9), "f3": ("B", 0.9)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["f3"]
+    assert _names(ref, s.waiting) == ["j4"] and s.warning is None
+    _replays(path, ref)
