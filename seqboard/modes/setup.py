@@ -501,7 +501,7 @@ class Guide:
             try:
                 link.start(wait=self.link_wait)
                 hello = link.hello
-                snap = link.wait_snapshot(self.link_wait)
+                snap = self.fresh_reading(link)
             except (LinkError, OSError) as exc:
                 self.say(f"  cannot reach the matrix on {port}: {exc}")
                 link.stop()
@@ -523,6 +523,19 @@ class Guide:
                 link.stop()
             if not self.yes("try another port?", True):
                 return
+
+    def fresh_reading(self, link):
+        """A reading the board sends when asked, after its greeting (not one from before)."""
+        first = link.wait_snapshot(self.link_wait)
+        seen = first.serial if first is not None else 0
+        link.request_snapshot()
+        end = time.monotonic() + self.link_wait
+        while time.monotonic() < end:
+            s = link.latest_snapshot()
+            if s is not None and s.serial > seen:
+                return s
+            time.sleep(0.01)
+        return link.latest_snapshot()
 
     def layout(self):
         from engine.game import builtin_layout

@@ -189,14 +189,17 @@ def test_setup_never_replaces_a_configuration_without_asking(home):
     # gone through with the matrix, and refused at the end: nothing written
     emu = Emulator(10, 10, sensor="occupancy")
     emu.place(0)
-    port = emu.start_pty()
+    # a TCP port of its own: a pty's number is reused, and a link another test left
+    # reconnecting to an old /dev/pts/N would read this board's answers
+    port = emu.start_tcp(0)
     try:
         lines = ["y", "classic", "2", "", "-", "-", "8080", "matrix", port, "n", "", "n"]
         out = io.StringIO()
         assert Guide(config, inp=Answers(lines, out), out=out, page=False,
                      link_wait=30).run() == 0
         said = out.getvalue()
-        assert "the matrix answers on" in said and "1 of them hold a chip" in said
+        board = said[said.find("== board"):said.find("== lights")]
+        assert "the matrix answers on" in board and "1 of them hold a chip" in board, board
         assert config.read_bytes() == before and "nothing written" in said
         assert not list(home.glob("board.toml.*"))
         # said yes: replaced, the old one kept beside it, the comment kept
@@ -242,7 +245,7 @@ def test_setup_answered_from_the_page_alone(home):
     answer is shown there and asked again; the file written is the same as typed."""
     from firmware_bridge.emulator import Emulator
     emu = Emulator(7, 7, sensor="occupancy")              # the travel board
-    matrix = emu.start_pty()
+    matrix = emu.start_tcp(0)                              # a port of its own (see above)
     port = free_port()
     config = home / "board.toml"
     config.write_text('[dashboard]\npin = "1357"\n', "utf-8")    # the file's PIN guards the page
