@@ -69,6 +69,8 @@ from vision.reader import BoardReader  # noqa: E402
 from vision.synth import CONDITION_KINDS, random_board, random_conditions, render  # noqa: E402
 
 BOARDS_PER_SETUP = 5
+#: extra arguments of every BoardReader made here (--no-model: the hand-written features alone)
+READER_KW: dict = {}
 
 
 def score(states, truth: Observation, unsure, board: Observation) -> tuple[int, list[str]]:
@@ -100,7 +102,7 @@ def accuracy(frames: int, seed: int, progress) -> dict:
             cond = random_conditions(rng, kind)
             empty = render(layout, Observation.empty(10, 10), replace(cond, hand_at=None),
                            seed=int(rng.integers(1 << 30)), jitter=0).image
-            reader = BoardReader(calibrate([empty], layout), layout)
+            reader = BoardReader(calibrate([empty], layout), layout, **READER_KW)
             for b in range(BOARDS_PER_SETUP):
                 if n >= per_kind:
                     break
@@ -148,10 +150,10 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
         empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
                        seed=int(rng.integers(1 << 30)), jitter=0, look=look)
         try:
-            reader = BoardReader(calibrate([empty.image], layout), layout)
+            reader = BoardReader(calibrate([empty.image], layout), layout, **READER_KW)
         except (BoardNotFound, ValueError):
             reader = None
-        uncal = BoardReader(None, layout)
+        uncal = BoardReader(None, layout, **READER_KW)
         for k in range(frames_per_scene):
             hand = k % 3 == 2
             c = replace(cond, hand_at=int(rng.integers(0, n_sp)) if hand else None,
@@ -238,29 +240,32 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
 
 
 def timing(width: int, height: int, frames: int, seed: int) -> dict:
-    """Median ms of a calibrated read (straighten + classify), and of localisation alone."""
+    """Median ms of a calibrated read (straighten + classify, the learned classifier's share
+    apart), and of localisation alone."""
     layout = builtin_layout("classic")
     rng = np.random.default_rng(seed)
     cond = random_conditions(rng, "clean", width, height)
     empty = render(layout, Observation.empty(10, 10), cond, seed=1, jitter=0).image
     cal = calibrate([empty], layout)
-    reader = BoardReader(cal, layout)
+    reader = BoardReader(cal, layout, **READER_KW)
     images = [render(layout, random_board(layout, rng), cond, seed=k).image for k in range(8)]
     for img in images[:2]:
         reader.read(img)                      # warm up
-    total, classify_ms, locate_ms = [], [], []
+    total, classify_ms, locate_ms, model_ms = [], [], [], []
     for k in range(frames):
         img = images[k % len(images)]
         t0 = time.perf_counter()
         reading = reader.read(img)
         total.append((time.perf_counter() - t0) * 1000)
         classify_ms.append(reading.timings.get("classify_ms", 0.0))
-    fresh = BoardReader(cal, layout)
+        model_ms.append(reading.timings.get("model_ms", 0.0))
+    fresh = BoardReader(cal, layout, **READER_KW)
     for k in range(max(5, frames // 10)):
         t0 = time.perf_counter()
         fresh.locate(images[k % len(images)])
         locate_ms.append((time.perf_counter() - t0) * 1000)
     return {"ms": statistics.median(total), "classify_ms": statistics.median(classify_ms),
+            "model_ms": statistics.median(model_ms),
             "locate_ms": statistics.median(locate_ms)}
 
 
@@ -278,6 +283,9 @@ def main(argv=None) -> int:
                     help="frames read per held-out scene (default 15)")
     ap.add_argument("--calibrations", type=int, default=200,
                     help="held-out empty-board scenes calibrated (default 200)")
+    ap.add_argument("--no-model", action="store_true",
+                    help="read with the hand-written features alone, without the learned "
+                         "space classifier (to compare; the filmed games keep it)")
     ap.add_argument("--quick", action="store_true",
                     help="a few frames of everything: the figures are rough, for tests")
     ap.add_argument("--video-games", type=int, default=10,
@@ -290,6 +298,8 @@ def main(argv=None) -> int:
         args.scene_frames, args.calibrations = 3, 2
         args.video_quick = True
     cv2.setNumThreads(1)                      # one core, as the issue asks
+    if args.no_model:
+        READER_KW["model"] = False
 
     def progress(done, total, what="reading frames"):
         print(f"\r{what} {done}/{total}", end="" if done < total else "\n",
@@ -316,6 +326,8 @@ def main(argv=None) -> int:
         "ms_per_frame_1080p": round(t1080["ms"], 2),
         "classify_ms_720p": round(t720["classify_ms"], 2),
         "classify_ms_1080p": round(t1080["classify_ms"], 2),
+        # the learned space classifier's share of classify_ms (vision/spacenet.py)
+        "model_ms_per_frame": round(t720["model_ms"], 2),
         "locate_ms_720p": round(t720["locate_ms"], 2),
         "locate_ms_1080p": round(t1080["locate_ms"], 2),
         "by_condition": {k: {"space_accuracy": round(v["space_accuracy"], 6),

@@ -150,6 +150,8 @@ RULES = {
     "white_off_sequence": "a white chip off a completed sequence",
     "not_dead": "a card traded as dead that is not dead",
     "confirm_catch_up": "missed moves found: a person confirms them",
+    "wrong_card": "a chip not on a space of the card laid",
+    "card_out_of_turn": "a card laid on the pile of a player whose turn it is not",
 }
 
 
@@ -157,8 +159,9 @@ RULES = {
 class Verdict:
     """The referee's answer to one stable observation of the board.
 
-    ``kind`` is ``no_change``, ``placement``, ``removal``, ``takeback``, ``choice`` or
-    ``violation``. A legal move carries the team and player who made it, the space, the
+    ``kind`` is ``no_change``, ``placement``, ``removal``, ``takeback``, ``choice``,
+    ``violation`` or ``waiting`` (judging with cards: a chip seen with no card laid yet, or a
+    card with no chip; nothing applied). A legal move carries the team and player who made it, the space, the
     cards that could explain it, the sequences it completed (``new_sequences``, and
     ``made``: the :class:`~engine.board.Sequence` s themselves) and the winner if it won.
     A ``choice`` is the team showing, with white chips, other five for the sequence(s) its

@@ -32,7 +32,10 @@ VERSION = 2
 BOARD_TYPES = ("setup", "move", "observation", "verdict", "event", "end", "edit")
 STACKS_TYPES = ("setup", "action", "event", "end")
 TYPES = tuple(dict.fromkeys(BOARD_TYPES + STACKS_TYPES))
-EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note", "five")
+EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note", "five",
+          "card")
+#: how a card laid on a pile was known (``card`` events)
+CARD_VIA = ("camera", "typed", "page", "nfc")
 
 #: Limits on what a record may hold: a longer line or a deeper one is refused with its
 #: number before it is parsed (a 10 x 10 observation line is about 1 KB).
@@ -139,7 +142,7 @@ def setup_entry(*, edition: str, players: int, teams: int, colours: list[str],
                 options: Options, first_player: int = 0, seed: int | None = None,
                 layout_text: str | None = None, names: list[str] | None = None,
                 mode: str = "referee", computers: list[tuple[int, str]] | None = None,
-                computer_seed: int | None = None) -> dict:
+                computer_seed: int | None = None, judge_cards: bool = False) -> dict:
     d = {"type": "setup", "version": VERSION, "game": "board", "edition": edition,
          "players": players, "teams": teams, "colours": colours,
          "options": options.to_json(), "first_player": first_player, "mode": mode}
@@ -153,6 +156,18 @@ def setup_entry(*, edition: str, players: int, teams: int, colours: list[str],
         d["computers"] = [[seat, level] for seat, level in computers]
     if computer_seed is not None:
         d["computer_seed"] = computer_seed
+    if judge_cards:
+        d["judge_cards"] = True
+    return d
+
+
+def card_entry(card: str | None, seat: int | None, via: str, v: Verdict, cols: int) -> dict:
+    """A ``card`` event: a new card seen laid on a discard pile (``card`` None: seen but not
+    read), and the referee's verdict on it (a waiting chip judged, or waiting for its chip)."""
+    d = {"type": "event", "event": "card", "card": card, "via": via,
+         "verdict": {k: x for k, x in verdict_entry(v, cols).items() if k != "type"}}
+    if seat is not None:
+        d["seat"] = seat
     return d
 
 
@@ -325,6 +340,10 @@ def start_from_setup(setup: dict, line: int = 1) -> tuple[Referee, Game | None]:
             layout = parse_layout(setup["layout_text"], "setup layout",
                                   symbols=edition.board_symbols(), copies=edition.copies_on_board)
         ref = Referee(edition, players, teams, options, layout, colours, first)
+        jc = setup.get("judge_cards", False)
+        if not isinstance(jc, bool):
+            raise RecordError(f"line {line}: 'judge_cards' must be true or false")
+        ref.judge_cards = jc
         game = None
         if "seed" in setup:
             game = Game(edition, players, ref.n_teams, options, random.Random(setup["seed"]),
@@ -336,7 +355,8 @@ def start_from_setup(setup: dict, line: int = 1) -> tuple[Referee, Game | None]:
         raise RecordError(f"line {line}: bad setup: {exc}") from None
 
 
-_VERDICT_KINDS = ("no_change", "placement", "removal", "takeback", "choice", "violation")
+_VERDICT_KINDS = ("no_change", "placement", "removal", "takeback", "choice", "violation",
+                  "waiting")
 
 
 def _check_timing(entry: dict, line: int) -> None:
@@ -670,6 +690,9 @@ class _Replay:
             self.fail(line, "move", f"{text}: not the move the verdict before it saw")
             return
         why = self.check_card(move)
+        if why is None and self.ref.judge_cards and self.ref.moves \
+                and move.card != self.ref.moves[-1][1].card:
+            why = f"the card laid was {self.ref.moves[-1][1].card or 'not read'}"
         made = tuple(q.spaces for q in awaiting.made)
         if why is None and move.five and not set(move.five) <= set(made):
             why = "'five' is not the five the verdict before it saw"
@@ -750,6 +773,8 @@ class _Replay:
             self.ok(line, "dead_card", f"dead card {card} traded")
         elif ev == "five":
             self.five_event(entry, line)
+        elif ev == "card":
+            self.card_event(entry, line)
         elif ev == "table_talk":
             team = entry.get("team")
             if not _is_int(team) or not 0 <= team < ref.n_teams:
@@ -759,6 +784,40 @@ class _Replay:
                 return
             ref.note_table_talk(team)
             self.ok(line, "table_talk", f"table talk: team {team + 1} discards")
+
+    def card_event(self, entry: dict, line: int) -> None:
+        """A card seen laid on a pile (issue 24): the referee judges again what it judged."""
+        ref = self.ref
+        card, seat, via = entry.get("card"), entry.get("seat"), entry.get("via", "camera")
+        if seat is not None and not (_is_int(seat) and 0 <= seat < ref.n_players):
+            raise RecordError(f"line {line}: a card event's 'seat' must be a seat from 0 to "
+                              f"{ref.n_players - 1}")
+        if via not in CARD_VIA:
+            raise RecordError(f"line {line}: a card event's 'via' is one of {', '.join(CARD_VIA)}")
+        rec = entry.get("verdict")
+        if not isinstance(rec, dict):
+            raise RecordError(f"line {line}: a card event needs its 'verdict'")
+        _check_verdict_entry(rec, line)
+        if not ref.judge_cards:
+            self.fail(line, "card", "a card event in a game that does not judge with cards "
+                                    "(no 'judge_cards' in the setup)")
+            return
+        was, prev = ref.dead_traded, ref.card_laid
+        v = ref.lay_card(card, seat)        # EngineError: not a card of this edition
+        if not was and ref.dead_traded:
+            self.played.append((ref.current, Move("dead", None if prev == "?" else prev), True))
+        recorded = Verdict.from_json(rec, self.rows, self.cols)
+        if not v.same_as(recorded):
+            said = recorded.message or recorded.kind
+            self.steps.append(Step(line, "card", False,
+                                   f"recorded '{said}' but the rules say '{v.message}'",
+                                   v.to_json(self.cols)))
+        else:
+            self.ok(line, "card", v.message, v.to_json(self.cols))
+        if v.is_move:
+            self.played.append((v.player, Move("place" if v.kind == "placement" else "remove",
+                                               None, v.spaces[0]), True))
+            self.awaiting = v
 
     def five_event(self, entry: dict, line: int) -> None:
         """The team of the last placement named its five (typed in, or the page)."""

@@ -18,10 +18,13 @@ from .editions import Edition, Options, get_edition
 from .errors import EngineError, IllegalMoveError
 from .game import builtin_layout
 from .layout import Layout
+from .card_check import judge_with_card
 from .moves import RULES, Move, Verdict
 from .observation import Observation, SpaceState
 
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red"}
+#: :attr:`Referee.card_laid` when a new card was seen on the pile but could not be read
+UNSEEN = "?"
 
 
 class Referee:
@@ -67,6 +70,15 @@ class Referee:
         self._removals = 0                  # removals since the last reshuffle
         self._wild_known = 0                # wilds known to be played (typed in, the Pi's)
         self._since_shuffle = 0             # cards onto discard piles since the last reshuffle
+        # --- judging with the card laid (issue 24; docs/cards.md) ---
+        #: every chip is judged against the card seen laid on its player's pile
+        self.judge_cards = False
+        #: the card laid this turn and not yet matched by a chip (UNSEEN: a card was laid
+        #: but could not be read), and the stable observation of a chip waiting for its card
+        self.card_laid: str | None = None
+        self._held: Observation | None = None
+        self._laid: Counter = Counter()     # known cards laid since the last reshuffle
+        self._force_card: str | None = None  # the card a chip is judged with (see observe)
 
     # --- what the referee expects -----------------------------------------------------------
     @property
@@ -111,7 +123,10 @@ class Referee:
         added, removed, changed = self._diff(obs, self.board.cells)
         if not (added or removed or changed):
             return self._whites(obs)
+        self._held = None
         verdict = self._judge(obs, added, removed, changed)
+        if self.judge_cards and verdict.is_move:
+            verdict = self._with_card(obs, verdict, added, removed, changed)
         if verdict.kind == "violation" and self._undo and self._matches(obs, self._undo[-1][0][0]):
             # Back to the position before the last move, and no legal move explains it: a
             # takeback. (The last chip taken off again is read as the next team's removal
@@ -145,11 +160,101 @@ class Referee:
         if len(removed) >= 2:
             return self._violation("several_changes", removed)
         if added:
-            return self._placement(added[0], obs[added[0]], white=self._white(obs))
+            return self._placement(added[0], obs[added[0]], card=self._force_card,
+                                   white=self._white(obs))
         off = sorted(i for i in self._white(obs) if not self.board.is_locked(i))
         if off and self.board.cells[removed[0]] - 1 != self.team:
             return self._violation("white_off_sequence", off)
-        return self._removal(removed[0])
+        return self._removal(removed[0], card=self._force_card)
+
+    # --- judging with the card laid (issue 24) -----------------------------------------------
+    def lay_card(self, card: str | None, seat: int | None = None) -> Verdict:
+        """A new card seen on a discard pile (read by the camera, typed, tapped, or an NFC
+        reader): ``card`` its code, None when a new card was seen but could not be read;
+        ``seat`` whose pile (None: the player to move's). Returns the verdict: a chip that
+        waited for this card judged against it (a move applied, or a ``wrong_card``
+        violation), else ``waiting`` for its chip. A card laid with no chip and then
+        another card: the first was traded as a dead card, checked against the board."""
+        if not self.judge_cards:
+            raise EngineError("this game does not judge chips with the card laid")
+        if card is not None and card not in self._copies:
+            raise EngineError(f"{card!r} is not a card of {self.edition.title}")
+        shown = card or "a card (unread)"
+        if self.over:
+            return self._violation("game_over", [])
+        if seat is not None and seat != self.current:
+            return Verdict("violation", team=self.team, player=self.current,
+                           rule="card_out_of_turn",
+                           message=f"illegal: {shown} laid on player {seat + 1}'s pile, but "
+                                   f"it is player {self.current + 1}'s turn")
+        prev, traded = self.card_laid, ""
+        if prev is not None and self._held is None:
+            # a card with no chip, then another one: the first was traded as a dead card
+            try:
+                self.note_dead_card(None if prev == UNSEEN else prev)
+            except IllegalMoveError as exc:
+                self.card_laid = card if card is not None else UNSEEN
+                return Verdict("violation", team=self.team, player=self.current,
+                               rule="not_dead", message=f"illegal: {prev} laid with no chip, "
+                                                        f"then {shown}: {exc}")
+            traded = f"dead card {prev} traded; "
+        self.card_laid = card if card is not None else UNSEEN
+        if self._held is not None:
+            return self.observe(self._held)
+        return Verdict("waiting", team=self.team, player=self.current,
+                       message=f"{traded}{shown} laid: waiting for its chip")
+
+    def _with_card(self, obs: Observation, v: Verdict, added, removed, changed) -> Verdict:
+        """A legal-looking move ``v`` (applied on trial) judged against the card laid."""
+        card = self.card_laid
+        if card == UNSEEN:
+            # a new card was seen but not read: judged as without cards (a card left
+            # could explain it), never a violation of a card nobody read
+            self.card_laid = None
+            return v
+        s = v.spaces[0]
+        placed = v.kind == "placement"
+        self._restore()
+        if card is None:
+            self._held = obs
+            where = self.layout.space_name(s)
+            return Verdict("waiting", spaces=(s,), team=self.team, player=self.current,
+                           message=f"a chip {'on' if placed else 'taken off'} {where}: "
+                                   f"waiting for the card laid")
+        cells = self.board.cells
+        open_spaces = {i for i, c in enumerate(cells) if c == EMPTY and i not in self.layout.free}
+        cv = judge_with_card(self.layout, open_spaces, card, placed=s if placed else None,
+                             removed=None if placed else s)
+        if not cv.ok:
+            return Verdict("violation", spaces=(s,), team=self.team, player=self.current,
+                           rule="wrong_card", message=f"illegal: {cv.message}",
+                           extra={"card": card, "card_spaces": [
+                               i for i in self.layout.spaces_of.get(card, ()) if i in open_spaces]})
+        self._force_card = card
+        try:
+            v = self._judge(obs, added, removed, changed)
+        finally:
+            self._force_card = None
+        if v.is_move:
+            self.card_laid = None
+        return v
+
+    def _card_supply(self, card: str, sym: str | None) -> str | None:
+        """Why no copy of the known ``card`` is left to lay (exact: every card laid since
+        the last reshuffle is known), or None."""
+        if not self.options.check_card_supply:
+            return None
+        copies = self._copies.get(card, 0)
+        if self._laid[card] + 1 > copies:
+            return f" ({card}: {'both copies' if copies == 2 else 'every copy'} already laid)"
+        if card in self._wild:
+            played = self._played
+            need = sum(max(0, n - self._copies.get(x, 0)) for x, n in played.items())
+            if need + self._wild_known + 1 > self._n_wild:
+                return f" ({card}: every wild already played)"
+        elif sym is not None and not self._supply_ok(sym):
+            return f" ({sym}: every copy and every wild already played)"
+        return None
 
     def _diff(self, obs: Observation, cells: list[int]) -> tuple[list[int], list[int], list[int]]:
         added, removed, changed = [], [], []
@@ -184,6 +289,10 @@ class Referee:
         sym = self.layout.symbols[s]
         if card is None and self.options.check_card_supply and not self._supply_ok(sym):
             return self._violation("no_card_left", [s], extra=f" ({sym}: every copy and every wild already played)")
+        if card is not None and self.judge_cards:
+            why = self._card_supply(card, None if card in self._wild else sym)
+            if why:
+                return self._violation("no_card_left", [s], extra=why)
         five = five or ()
         if white:
             shown = self._five_shown(s, team, white)
@@ -293,6 +402,8 @@ class Referee:
             return self._violation("sequence_chip_removed", [s])
         if self.options.check_card_supply and self._removals + 1 > self._n_remove:
             return self._violation("no_remover_left", [s])
+        if card is not None and self.judge_cards and self._card_supply(card, None):
+            return self._violation("no_remover_left", [s], extra=self._card_supply(card, None))
         return self._apply(Move("remove", card, s))
 
     def _violation(self, rule: str, spaces: list[int], extra: str = "") -> Verdict:
@@ -335,9 +446,12 @@ class Referee:
         team, player = self.team, self.current
         snapshot = (self.board.snapshot(), self.last_made, self.dead_traded, self.current,
                     self.winner, self.over, self.last_cleared, self._played.copy(),
-                    self._removals, self._since_shuffle, self._deck_left, self._wild_known)
+                    self._removals, self._since_shuffle, self._deck_left, self._wild_known,
+                    self.card_laid, self._laid.copy())
         self._undo.append(snapshot)
         self.moves.append((player, move))
+        if move.card is not None and move.action in ("place", "remove"):
+            self._laid[move.card] += 1
         s = move.space
         gained = 0
         if move.action == "place":
@@ -401,15 +515,25 @@ class Referee:
                 self._played.clear()
                 self._removals = 0
                 self._wild_known = 0
+                self._laid.clear()
             if self._deck_left > 0:
                 self._deck_left -= 1
 
-    def _takeback(self) -> Verdict:
+    def _restore(self) -> tuple[int, Move]:
+        """Put the state back as it was before the last move (popped and returned)."""
         player, move = self.moves.pop()
         (board, self.last_made, self.dead_traded, self.current, self.winner, self.over,
          self.last_cleared, self._played, self._removals, self._since_shuffle, self._deck_left,
-         self._wild_known) = self._undo.pop()
+         self._wild_known, self.card_laid, self._laid) = self._undo.pop()
+        if self.card_laid is None and move.card is not None and self.judge_cards:
+            # the card stays on the pile: the chip may go back on the right space
+            self.card_laid = move.card
         self.board.restore(board)
+        return player, move
+
+    def _takeback(self) -> Verdict:
+        player, move = self._restore()
+        self._held = None
         return Verdict("takeback", spaces=(move.space,) if move.space is not None else (),
                        team=player % self.n_teams, player=player,
                        message=f"takeback: {self.colour_name(player % self.n_teams)}'s last move undone")
@@ -445,6 +569,7 @@ class Referee:
         self.dead_traded = True
         if card is not None:
             self._played[card] += 1
+            self._laid[card] += 1
         self._since_shuffle += 1
         self._draw()
 

@@ -120,6 +120,7 @@ class Emulator:
         self._release = False
         self._double = False
         self._double_next = False
+        self._cards_in: list[tuple[int, str]] = []     # cards laid, for the core to send
         self._boot()
 
     # --- the board ------------------------------------------------------------------------
@@ -205,6 +206,11 @@ class Emulator:
         """A chip on ``space``; identity boards sense its colour (B, G, R, W)."""
         with self._lock:
             self._values[space] = VALUES[colour if colour else "occupied"]
+
+    def lay_card(self, reader: int, code: str) -> None:
+        """A tagged card laid on the optional NFC card reader ``reader`` (before seat
+        ``reader``): the board sends CARD until the host acknowledges it."""
+        self._cards_in.append((reader, code))
 
     def remove(self, space: int) -> None:
         with self._lock:
@@ -337,6 +343,9 @@ class Emulator:
             while self.script and self.script[0][0] <= now - self._t0:
                 _, space, value = self.script.pop(0)
                 self._values[space] = VALUES[value]
+        while self._cards_in:
+            reader, code = self._cards_in.pop(0)
+            self.core.card(reader, code)
         self.core.tick(int((now - self._t0) * 1000))
 
     def _session(self, recv, send, fd: int, until_unplugged: bool = True) -> None:

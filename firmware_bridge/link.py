@@ -80,6 +80,9 @@ class MatrixLink:
         self.hello: P.Hello | None = None
         self.state = "disconnected"
         self._lock = threading.Lock()
+        #: cards read by the board's NFC card reader, not yet taken: (reader, code)
+        self._cards: list[tuple[int, str]] = []
+        self._cards_seen: list[int] = []      # card counters taken (a resend is not new)
         self._io = threading.RLock()                 # the port, the pending table, sequence numbers
         self._newest_led_seq: int | None = None
         self._port = None
@@ -164,6 +167,13 @@ class MatrixLink:
     def latest_snapshot(self) -> P.Snapshot | None:
         with self._lock:
             return self._snapshot
+
+    def take_cards(self) -> list[tuple[int, str]]:
+        """The cards the board's NFC card reader read since the last call: (reader, code),
+        each once however often the board sent it."""
+        with self._lock:
+            out, self._cards = self._cards, []
+        return out
 
     def subscribe(self, fn: Callable[[P.Snapshot], None]) -> None:
         self._listeners.append(fn)
@@ -403,6 +413,14 @@ class MatrixLink:
                 text = P.clean_text(f.payload[1:])       # never raw bytes on a terminal
                 self.board_errors.append((now, f"{P.ERROR_CODES.get(code, f'error {code}')}: {text}"))
                 del self.board_errors[:-20]
+            elif f.kind == P.CARD:
+                tag = P.CardTag.unpack(f.payload)
+                self._send(P.ACK, struct.pack("<H", f.seq), reliable=False)
+                if tag.counter not in self._cards_seen:
+                    self._cards_seen.append(tag.counter)
+                    del self._cards_seen[:-64]
+                    with self._lock:
+                        self._cards.append((tag.reader, tag.code))
             elif f.kind == P.CHANGE:
                 struct.unpack("<IHB", f.payload)  # well formed, or rejected below
                 self._request_snapshot()          # a hint only: ask for the truth
@@ -436,6 +454,7 @@ class MatrixLink:
         return True
 
     def _rebooted(self) -> None:
+        self._cards_seen.clear()          # its card counter starts again
         # it forgot its LEDs and blinks: greet it again, which restores them
         self.stats.reboots += 1
         self._uptime = None

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 VERSION = 1
 MAX_FRAME = 1024
 
-HELLO_REQ, HELLO, STATE_REQ, STATE, CHANGE, LEDS, BLINK, HEARTBEAT, ACK, NAK, ERROR = range(1, 12)
+HELLO_REQ, HELLO, STATE_REQ, STATE, CHANGE, LEDS, BLINK, HEARTBEAT, ACK, NAK, ERROR, CARD = \
+    range(1, 13)
 NAMES = {HELLO_REQ: "hello_req", HELLO: "hello", STATE_REQ: "state_req", STATE: "state",
          CHANGE: "change", LEDS: "leds", BLINK: "blink", HEARTBEAT: "heartbeat", ACK: "ack",
-         NAK: "nak", ERROR: "error"}
+         NAK: "nak", ERROR: "error", CARD: "card"}
+CARD_CODE_MAX = 8
 NAK_REASONS = {1: "bad CRC", 2: "unknown type", 3: "bad length", 4: "wrong version"}
 ERROR_CODES = {1: "sensor fault", 2: "LED fault", 3: "frame too long", 4: "internal error"}
 
@@ -247,6 +249,31 @@ def unpack_leds(p: bytes) -> tuple[int, list[tuple[int, int, int]]]:
     return p[0], [tuple(p[1 + 3 * i:4 + 3 * i]) for i in range((len(p) - 1) // 3)]
 
 
+@dataclass(frozen=True)
+class CardTag:
+    """CARD: a tagged card read by the board's optional NFC card reader (docs/protocol.md)."""
+
+    counter: int        # the board's card number: a card sent again keeps it
+    reader: int         # which card reader (the seat it stands before)
+    code: str           # the card's code as its tag holds it: "5H", "TD", "ADD"
+
+    def pack(self) -> bytes:
+        return struct.pack("<IB", self.counter, self.reader) + self.code.encode()[:CARD_CODE_MAX]
+
+    @classmethod
+    def unpack(cls, p: bytes) -> "CardTag":
+        if not 6 <= len(p) <= 5 + CARD_CODE_MAX:
+            raise ProtocolError(f"a card frame carries 6 to {5 + CARD_CODE_MAX} bytes, not {len(p)}")
+        counter, reader = struct.unpack_from("<IB", p)
+        try:
+            code = p[5:].decode("ascii")
+        except UnicodeDecodeError:
+            raise ProtocolError("a card code is ASCII letters and digits") from None
+        if not code.isalnum():
+            raise ProtocolError(f"a card code is letters and digits, not {code!r}")
+        return cls(counter, reader, code)
+
+
 def describe(frame: Frame, n_spaces: int = 100) -> dict:
     """The decoded meaning of a frame, as the test vectors spell it."""
     p = frame.payload
@@ -276,4 +303,7 @@ def describe(frame: Frame, n_spaces: int = 100) -> dict:
         d.update(refused=seq, reason=NAK_REASONS.get(reason, str(reason)))
     elif frame.kind == ERROR:
         d.update(code=p[0] if p else 0, text=clean_text(p[1:]))
+    elif frame.kind == CARD:
+        c = CardTag.unpack(p)
+        d.update(counter=c.counter, reader=c.reader, card=c.code)
     return d

@@ -122,6 +122,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "names": Key(list, [], "player names in seat order (optional), up to 40 characters each", names, str, 12),
         "first_player": Key(int, 1, "the seat (1-based) that moves first", between(1, 12)),
         "computer_seats": Key(list, [], "seats the Pi plays in `seqboard play`, e.g. [2] (each once)", seats, int, 12),
+        "judge_cards": Key(bool, False, "judge each chip against the card laid on its player's pile (read by the camera, typed with k, tapped on the page, or an NFC reader): docs/cards.md"),
         "computer_level": Key(str, "hard", "the Pi's strength: easy, medium or hard (search players, docs/players.md), or random, greedy", one_of("easy", "medium", "hard", "random", "greedy")),
     },
     "game.options": {

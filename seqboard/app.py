@@ -99,6 +99,7 @@ def new_session(cfg: Config, mode: str, directory: Path, *, seed: int | None,
     names = list(cfg["game.names"])
     ref = Referee(p["edition"], p["n_players"], p["n_teams"], p["options"], p["layout"],
                   p["colours"], p["first_player"])
+    ref.judge_cards = bool(cfg["game.judge_cards"])
     game = None
     if full_game:
         game = Game(p["edition"], p["n_players"], p["n_teams"], p["options"],

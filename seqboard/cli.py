@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:  # engine/config errors raised for the user's input
         from engine.errors import EngineError
-        if isinstance(exc, EngineError):
+        from vision.spacenet import ModelError
+        if isinstance(exc, (EngineError, ModelError)):
             print(f"seqboard: error: {exc}", file=sys.stderr)
             return 2
         raise

@@ -55,6 +55,7 @@ KEYS = {"u": ("undo", N_("undo the last move")),
         "l": ("lost_draw", N_("the last player's draw is lost")),
         "h": ("hint", N_("hints for the player to move: h and the cards held, e.g. h 5H 10D JS")),
         "f": ("five", N_("name the five of the sequence just made on a longer line, e.g. f c4-g4")),
+        "k": ("card", N_("the card the player to move laid (judging with cards), e.g. k 5h")),
         "a": ("address", N_("show the dashboard's address and PIN again")),
         # remote play: u asks the other board for the undo, or agrees to its request
         "r": ("refuse_undo", N_("remote play: refuse the other board's request to undo"))}
@@ -89,6 +90,10 @@ def read_keys(current: Callable[[], Session], commands: Commands, stream, out) -
             words = line.split()[1:]
             commands.call(lambda words=words: _five(current(), words, out))
             continue
+        if name == "card":
+            words = line.split()[1:]
+            commands.call(lambda words=words: _card(current(), words, out))
+            continue
         commands.call(lambda name=name: getattr(current(), name)())
 
 
@@ -115,6 +120,19 @@ def _five(session: Session, words: list[str], out) -> None:
         session.choose_five(five)
     except (EngineError, ValueError) as exc:
         print(f"five: {exc}", file=out, flush=True)
+
+
+def _card(session: Session, words: list[str], out) -> None:
+    """The card typed after ``k`` (``k 5h``; ``k add`` in the Jewish Edition): laid by the
+    player to move, judged with the chip (docs/cards.md)."""
+    from engine.errors import EngineError
+    if len(words) != 1:
+        print("card: name one card, e.g. k 5h", file=out, flush=True)
+        return
+    try:
+        session.lay_card(session.parse_card(words[0]), None, via="typed")
+    except EngineError as exc:
+        print(f"card: {exc}", file=out, flush=True)
 
 
 def run_loop(session: Session, source: Source, *, commands: Commands | None = None,

@@ -19,8 +19,8 @@ from engine.board import FREE
 from engine.game import Game
 from engine.moves import Move, Verdict
 from engine.observation import Observation, SpaceState
-from engine.record import (board_rows, end_entry, five_entry, move_entry, observation_entry,
-                           parse_record, replay, setup_entry, verdict_entry)
+from engine.record import (board_rows, card_entry, end_entry, five_entry, move_entry,
+                           observation_entry, parse_record, replay, setup_entry, verdict_entry)
 from engine.referee import COLOUR_NAMES, Referee
 
 
@@ -30,7 +30,9 @@ class Event:
     ``proposal`` (a computer move to be placed), ``dead_card``, ``lost_draw``, ``game_over``,
     ``new_game``, ``source`` (the sensing lost or back: ``text`` says what, empty when
     back), ``caught_up`` (moves the camera missed, accepted: ``text`` is the note),
-    ``edit`` (the board taken as it stands), ``info``."""
+    ``edit`` (the board taken as it stands), ``waiting`` (judging with cards: a chip
+    waits for its card, or a card for its chip), ``card`` (a card laid on a pile, or one
+    the camera could not read: ``data`` has ``card``, ``seat``, ``via``), ``info``."""
 
     kind: str
     verdict: Verdict | None = None
@@ -82,6 +84,10 @@ class Session:
         self.confirm_series_from = 3
         self.space_problems: dict[int, str] = {}
         self.caught_up = 0
+        #: judging with the card laid: the last ``waiting`` said (not repeated), and the
+        #: seat whose new card the camera saw but could not read (typed or tapped next)
+        self.waiting_text: str | None = None
+        self.unread_card: int | None = None
         #: spaces the last observation differed on but was not sure of (waited on, unjudged)
         self.waiting: tuple[int, ...] = ()
         if recorder is not None and write_setup:
@@ -92,6 +98,7 @@ class Session:
                 seed=seed if game is not None else None, names=self.names, mode=mode,
                 computers=sorted(self.computers.items()),
                 computer_seed=seed if game is None and self.computers else None,
+                judge_cards=referee.judge_cards,
                 layout_text=r.layout.to_text() if r.layout.name not in ("classic", "travel", "jewish") else None))
 
     # --- listeners --------------------------------------------------------------------------
@@ -154,12 +161,20 @@ class Session:
         v = r.observe(obs)
         cols = r.layout.cols
         if v.kind == "no_change":
+            if self.waiting_text is not None and self.warning is None:
+                # a chip that waited for its card is gone: recorded, so that a replay
+                # forgets it too
+                self._write_group([observation_entry(obs) | at, verdict_entry(v, cols) | at])
+                self.waiting_text = None
             if self.warning is not None:
                 self._write_group([observation_entry(obs) | at, verdict_entry(v, cols) | at])
                 old, self.warning = self.warning, None
                 self._log_line("cleared", "board put right")
                 self._emit(Event("cleared", v, "board put right", old.spaces))
             return v
+        if v.kind == "waiting":
+            return self._waiting(v, [observation_entry(obs) | at, verdict_entry(v, cols) | at])
+        self.waiting_text = None
         if v.kind == "violation":
             back = catchup.earlier_position(r, obs) if not r.over else None
             # (not in remote play: the moves taken back were sent to the other board)
@@ -212,6 +227,8 @@ class Session:
                 self.proposal = None
             else:
                 return self._reject(obs, v, pmove, group)
+        if card is None:
+            card = r.moves[-1][1].card          # the card laid, when judging with cards
         move = Move("place" if v.kind == "placement" else "remove", card, v.spaces[0],
                     r.moves[-1][1].five)
         self._write_group(group + [move_entry(len(r.moves), v.player, move, cols, via="observation",
@@ -230,6 +247,76 @@ class Session:
             self.finish()
         return v
 
+    # --- judging with the card laid (issue 24) ----------------------------------------------
+    def lay_card(self, card: str | None, seat: int | None = None, via: str = "camera") -> Verdict:
+        """A new card seen laid on a discard pile: read by the camera (``card`` None: seen
+        but unreadable), typed at the terminal, tapped on the page, or read by an NFC reader.
+        An unreadable card waits: the chip is judged once the card is typed or tapped (or,
+        when the next player's card comes first, as without cards: never a violation of a
+        card nobody read)."""
+        r = self.referee
+        if card is None and via == "camera":
+            who = r.current if seat is None else seat
+            self.unread_card = who
+            text = (f"the card laid on player {who + 1}'s pile cannot be read: type it "
+                    f"(k 5h) or tap it on the page")
+            self._log_line("waiting", text)
+            self._emit(Event("card", None, text, data={"card": None, "seat": who, "via": via}))
+            return Verdict("waiting", team=r.team, player=r.current, message=text)
+        if self.unread_card is not None and seat is not None and seat != self.unread_card \
+                and self.unread_card == r.current:
+            # the next player's card came before the unread one was given: that turn is
+            # judged as without cards
+            self.unread_card = None
+            self.lay_card_now(None, r.current, "camera")
+        if card is not None:
+            self.unread_card = None
+        return self.lay_card_now(card, seat, via)
+
+    def lay_card_now(self, card: str | None, seat: int | None, via: str) -> Verdict:
+        r = self.referee
+        cols = r.layout.cols
+        v = r.lay_card(card, seat)
+        entry = card_entry(card, seat, via, v, cols)
+        data = {"card": card, "seat": r.current if seat is None else seat, "via": via}
+        if v.kind == "waiting":
+            self._write(entry)
+            self.waiting_text = v.message
+            self._log_line("waiting", v.message)
+            self._emit(Event("card", v, v.message, data=data))
+            return v
+        if v.kind == "violation":
+            self._write(entry)
+            if v.spaces and self.last_observation is not None:
+                v = dataclasses.replace(v, message=v.message + self._put_right(self.last_observation))
+            self.warning = v
+            self._log_line("violation", v.message, spaces=list(v.spaces))
+            self._emit(Event("warning", v, v.message, v.spaces))
+            return v
+        if v.is_move:
+            self.waiting_text = None
+            self.warning = None
+            move = r.moves[-1][1]
+            self._write_group([entry, move_entry(len(r.moves), v.player, move, cols,
+                                                 via="observation", made=v.made)])
+            self._log_line(v.kind, f"{v.message}: {card or 'a card unread'} laid",
+                           spaces=list(v.spaces), team=v.team)
+            self._emit(Event("verdict", v, v.message, v.spaces, data))
+            if r.over:
+                self.finish()
+            return v
+        self._write(entry)
+        return v
+
+    def _waiting(self, v: Verdict, group: list[dict]) -> Verdict:
+        """A chip seen with no card laid yet: said once, recorded, nothing applied."""
+        if v.message != self.waiting_text:
+            self._write_group(group)
+            self.waiting_text = v.message
+            self._log_line("waiting", v.message, spaces=list(v.spaces))
+            self._emit(Event("waiting", v, v.message, v.spaces))
+        return v
+
     # --- catching up, taking back, putting right ----------------------------------------------
     def _series(self, obs: Observation) -> list[catchup.Series]:
         """The legal series of missed moves that explain ``obs``, when catching up is
@@ -237,6 +324,8 @@ class Session:
         a game the engine deals (its cards decide the moves)."""
         if self.game is not None or self.proposal is not None or self.seat_policy is not None:
             return []               # remote play: each chip is checked against its seat
+        if self.referee.judge_cards:
+            return []               # each chip waits for its own card
         found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
         return [s for s in found if all(st.verdict.player not in self.computers for st in s.steps)]
 
@@ -456,6 +545,24 @@ class Session:
         self._log_line("dead_card", text)
         self._emit(Event("dead_card", None, text, data={"card": card, "player": r.current}))
 
+    def parse_card(self, word: str) -> str:
+        """One card typed or tapped (``5h``, ``10d``, ``add``, a picture name), checked
+        against the edition's deck; EngineError names it when it is not one."""
+        from engine.cards import CardError, parse_card
+        from engine.errors import EngineError
+        ed = self.referee.edition
+        if not self.referee.judge_cards:
+            raise EngineError("this game does not judge chips with the card laid "
+                              "(game.judge_cards = true in the configuration)")
+        deck = set(ed.deck())
+        card = word.upper() if word.upper() in deck else word
+        if card not in deck:
+            try:
+                card = parse_card(word)
+            except CardError:
+                raise EngineError(f"{word!r} is not a card of {ed.title}") from None
+        return card
+
     def parse_hand(self, words: list[str]) -> list[str]:
         """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),
         checked against the edition's deck; EngineError names the one at fault."""
@@ -652,6 +759,10 @@ class Session:
                               "chosen": tuple(q.spaces for q in o) == tuple(
                                   q.spaces for q in r.board.sequences[-len(o):])}
                              for o in r.five_choices()],
+            # judging with cards (docs/cards.md): the card laid and not yet matched by a
+            # chip ("?": seen, unread), what waits, and a seat whose card must be typed
+            "judge_cards": r.judge_cards, "card_laid": r.card_laid,
+            "card_waiting": self.waiting_text, "unread_card_seat": self.unread_card,
             "remote": self.view_extra() if self.view_extra is not None else None,
         }
 

@@ -65,6 +65,9 @@ class SpaceFeatures:
     glare: np.ndarray        # (n,) share of blown-out pixels in the centre
     radial: np.ndarray       # (n, rings, 3) light-normalised mean colour of rings round the centre
     paper: np.ndarray        # (n, 3) the paper at the space's edge as seen (255: blown out)
+    # (n, CANON*CANON, 3) every space's pixels with the light divided out (paper ~ 230):
+    # what the learned classifier (vision/spacenet.py) reads
+    norm: np.ndarray | None = None
 
 
 def features(board: np.ndarray, rows: int, cols: int) -> SpaceFeatures:
@@ -130,7 +133,7 @@ def features(board: np.ndarray, rows: int, cols: int) -> SpaceFeatures:
     patch = small.reshape(n, PATCH * PATCH * 3)
     band_patch = norm[:, _BAND_I].reshape(n, -1)
     glare = (raw_centre.min(axis=2) > 250).mean(axis=1)      # share blown out to white
-    return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial, paper)
+    return SpaceFeatures(light, centre, patch, band_patch, skin_share, glare, radial, paper, norm)
 
 
 @dataclass
@@ -409,4 +412,67 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
         else:
             states.append(SpaceState.EMPTY)
             conf[i] = 0.4
+    return states, conf, hand
+
+
+# The figures below were chosen on held-out looks of a development set (seed 7, not the
+# benchmark's scenes): docs/vision.md.
+#: the learned classifier's least probability for a state; below it the model is unsure
+MODEL_SURE = 0.6
+#: a space with at least this probability of being covered is taken as covered
+MODEL_COVERED = 0.5
+#: beside a covered space, a reading needs at least this probability (an arm's edge)
+MODEL_SURE_BESIDE = 0.9
+#: the features' account of covered spaces counts too (False: only the model's; on
+#: held-out looks the features take many bare spaces for covered, and the model finds
+#: every hand they find)
+FEATURE_COVERS = False
+
+
+def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
+                     overrules: float = 1.01, stand: float = 1.01
+                     ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
+    """Per space: its state, a confidence 0..1, and whether something covers it, from the
+    learned classifier's probabilities (vision/spacenet.py) and, when given, the
+    hand-written features' reading ``(states, conf, hand)`` of the same frame.
+
+    Where both read one state, it stands. Where the model is sure (``MODEL_SURE``) and the
+    features read otherwise, the model's state stands only with at least ``overrules``;
+    where the model is unsure, the features' state stands only when the model gives it at
+    least ``stand``. Anything else is unknown, never a state: a space covered by the
+    model's or the features' account, beside a cover and the model not very sure, or the
+    two disagreeing."""
+    from .spacenet import CLASSES, COVERED
+    n = len(probs)
+    best = probs.argmax(axis=1)
+    sure = probs.max(axis=1)
+    hand = (best == COVERED) | (probs[:, COVERED] >= MODEL_COVERED)
+    if by_features is not None and FEATURE_COVERS:
+        hand = hand | np.asarray(by_features[2], bool)
+    near = np.zeros(n, bool)
+    if hand.any() and cols:
+        grid = hand.reshape(-1, cols).astype(np.uint8)
+        near = (cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0) & ~hand
+    index = {s: k for k, s in enumerate(CLASSES)}
+    states: list[SpaceState] = []
+    conf = np.zeros(n, np.float32)
+    for i in range(n):
+        st = CLASSES[int(best[i])]
+        p = float(sure[i])
+        fs = by_features[0][i] if by_features is not None else None
+        if hand[i] or (near[i] and p < MODEL_SURE_BESIDE):
+            st = SpaceState.UNKNOWN
+        elif p >= MODEL_SURE:
+            if fs is not None and fs is not st and p < overrules:
+                st = SpaceState.UNKNOWN
+        elif fs is not None and fs is not SpaceState.UNKNOWN and probs[i, index[fs]] >= stand:
+            st, p = fs, float(probs[i, index[fs]])
+        else:
+            st = SpaceState.UNKNOWN
+        if st is SpaceState.UNKNOWN:
+            p = min(p, 0.5)
+        elif st is fs:
+            p = max(p, float(by_features[1][i]))     # both read it: the surer of the two
+        states.append(st)
+        conf[i] = p
     return states, conf, hand

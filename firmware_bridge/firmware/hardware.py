@@ -124,3 +124,36 @@ class UsbSerial:
 
     def write(self, data):
         self.out.write(data)
+
+
+class CardReaders:
+    """The optional NFC card readers at the board's edge (issue 24): MFRC522s, one per seat
+    (reader k before seat k). A player taps the card they play on their reader; its NTAG
+    holds the card's code in ASCII from page 4 ("5H", "TD", "JC", "ADD", "REMOVE"; padded
+    with zero bytes). A card is reported once as it comes onto the reader: the same tag
+    again only after it has left."""
+
+    def __init__(self, cfg):
+        from mfrc522 import MFRC522
+        self.readers = [MFRC522(spi_id=cfg["spi"], sck=cfg["sck"], miso=cfg["miso"],
+                                mosi=cfg["mosi"], cs=cs, rst=cfg["rst"]) for cs in cfg["cs_pins"]]
+        self.last = [None] * len(self.readers)
+
+    def poll(self):
+        out = []
+        for k, rdr in enumerate(self.readers):
+            stat, _ = rdr.request(rdr.REQIDL)
+            if stat != rdr.OK:
+                self.last[k] = None           # nothing on it: the next tag is new
+                continue
+            stat, uid = rdr.SelectTagSN()
+            if stat != rdr.OK or uid == self.last[k]:
+                continue
+            data = rdr.read(4)                # pages 4-7: 16 bytes
+            if not data:
+                continue
+            code = bytes(data[:8]).split(b"\0")[0]
+            if code and all(48 <= c <= 57 or 65 <= c <= 90 for c in code):
+                self.last[k] = uid
+                out.append((k, code.decode()))
+        return out

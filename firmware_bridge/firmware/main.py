@@ -9,7 +9,7 @@ import sys
 import time
 
 import proto
-from hardware import HallMatrix, Leds, NfcReaders, UsbSerial
+from hardware import CardReaders, HallMatrix, Leds, NfcReaders, UsbSerial
 
 CONFIG = {
     "rows": 10,
@@ -25,6 +25,10 @@ CONFIG = {
     "nfc": {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "cs_pins": [5, 6, 7, 8], "rst": 9,
             "spaces": [0, 9, 90, 99]},
     "debounce_scans": 3,                 # a space must read the same this many scans
+    # optional NFC card readers at the board's edge, one per seat (reader k before seat k):
+    # a played card tapped on it is sent as CARD (docs/protocol.md, docs/cards.md); None: none
+    "card_readers": None,                # e.g. {"spi": 1, "sck": 10, "mosi": 11, "miso": 12,
+                                         #       "cs_pins": [20, 21], "rst": 22}
 }
 
 
@@ -48,12 +52,19 @@ def build(config=CONFIG, port=None):
 
 def main(config=CONFIG):
     core, port = build(config)
+    cards = CardReaders(config["card_readers"]) if config.get("card_readers") else None
     start = time.ticks_ms()
+    next_cards = 0
     while True:
         data = port.read()
         if data:
             core.receive(data)
-        core.tick(time.ticks_diff(time.ticks_ms(), start))
+        now = time.ticks_diff(time.ticks_ms(), start)
+        if cards is not None and now >= next_cards:
+            next_cards = now + 100           # the readers take a few ms each
+            for reader, code in cards.poll():
+                core.card(reader, code)
+        core.tick(now)
         time.sleep_ms(2)
 
 

@@ -19,6 +19,11 @@ HEARTBEAT = 0x08
 ACK = 0x09
 NAK = 0x0A
 ERROR = 0x0B
+CARD = 0x0C     # a card read by the optional NFC card reader at the board's edge
+
+CARD_RESEND_MS = 500
+CARD_TRIES = 5
+CARD_CODE_MAX = 8
 
 NAK_CRC = 1
 NAK_TYPE = 2
@@ -186,6 +191,8 @@ class BoardCore:
         self.applied_leds_seq = None
         self.waiting = True
         self._drawn = None
+        self.card_counter = 0
+        self.cards_out = {}       # counter -> [seq, reader, code bytes, last sent ms, tries]
         # announce ourselves at boot: a host that was talking to us learns we restarted
         self._out(HELLO, self.hello_payload())
 
@@ -202,6 +209,21 @@ class BoardCore:
 
     def state_payload(self):
         return struct.pack("<I", self.snapshot) + bytes(self.values)
+
+    def card(self, reader, code):
+        """A tagged card laid on the card reader ``reader`` (its seat), ``code`` its text
+        ("5H", "ADD"): sent as CARD until the host acknowledges it (at most CARD_TRIES)."""
+        self.card_counter = (self.card_counter + 1) & 0xFFFFFFFF
+        body = code.encode()[:CARD_CODE_MAX]
+        entry = [0, reader & 0xFF, body, self.now, 0]
+        self.cards_out[self.card_counter] = entry
+        self._send_card(self.card_counter, entry)
+
+    def _send_card(self, counter, entry):
+        entry[0] = self._next()
+        entry[3] = self.now
+        entry[4] += 1
+        self.send(build(CARD, entry[0], struct.pack("<IB", counter, entry[1]) + entry[2]))
 
     def error(self, code, text):
         """Tell the host something is wrong with the board (a stuck sensor row, ...)."""
@@ -268,7 +290,13 @@ class BoardCore:
             self.render()
         elif kind == HEARTBEAT:
             pass
-        elif kind in (ACK, NAK):
+        elif kind == ACK:
+            if len(payload) == 2:
+                (acked,) = struct.unpack("<H", payload)
+                for counter in list(self.cards_out):
+                    if self.cards_out[counter][0] == acked:
+                        del self.cards_out[counter]
+        elif kind == NAK:
             pass
         else:
             self._out(NAK, struct.pack("<HB", seq, NAK_TYPE))
@@ -299,6 +327,13 @@ class BoardCore:
                     self.snapshot = (self.snapshot + 1) & 0xFFFFFFFF
                     self._out(CHANGE, struct.pack("<IHB", self.snapshot, i, values[i]))
             self.values = values
+        for counter in list(self.cards_out):
+            entry = self.cards_out[counter]
+            if now_ms - entry[3] >= CARD_RESEND_MS:
+                if entry[4] >= CARD_TRIES:
+                    del self.cards_out[counter]       # the host is not listening
+                else:
+                    self._send_card(counter, entry)
         if now_ms - self.last_beat >= HEARTBEAT_MS:
             self.last_beat = now_ms
             self._out(HEARTBEAT, struct.pack("<I", now_ms & 0xFFFFFFFF))

@@ -30,6 +30,8 @@ def vectors() -> dict:
         ("nak of frame 4: bad length", P.Frame(P.NAK, 14, struct.pack("<HB", 4, 3))),
         ("nak of an unreadable frame", P.Frame(P.NAK, 15, struct.pack("<HB", 0xFFFF, 1))),
         ("error report", P.Frame(P.ERROR, 16, b"\x02sensor row 3 stuck")),
+        ("card 5H on the card reader of seat 1", P.Frame(P.CARD, 17, P.CardTag(3, 0, "5H").pack())),
+        ("card ADD on the card reader of seat 2", P.Frame(P.CARD, 18, P.CardTag(4, 1, "ADD").pack())),
         ("sequence number wraps", P.Frame(P.HEARTBEAT, 0xFFFE, struct.pack("<I", 0))),
     ]
     out = {"version": P.VERSION, "valid": [], "invalid": []}

@@ -14,6 +14,9 @@ EPILOG = """examples:
   seqboard calibrate --image empty.jpg --corners 102,80,1180,95,1170,690,95,670
   seqboard calibrate --markers                  the board has ArUco markers 0-3 at its corners
   seqboard calibrate --serve                    from a phone: capture, check and save on the page
+  seqboard calibrate --image table.jpg --pile-card 1:card1.jpg --pile 2:1210,400,180 --piles-only
+                                                each seat's discard pile: a card laid on it
+                                                (table.jpg without it), or SEAT:X,Y,CARD_PX
 
 It writes the calibration file (--out, default camera.calibration of the configuration) and
 a picture beside it (FILE.png) with the grid found and each space's reading: look at it.
@@ -36,6 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "bottom-left, as 8 numbers (the fallback when it cannot find the board)")
     p.add_argument("--frames", type=number(1, 100, int), default=5,
                    help="camera frames to average, 1 to 100 (default 5)")
+    p.add_argument("--pile", metavar="SEAT:X,Y,CARD_PX", action="append", default=[],
+                   help="a seat's discard pile spot by hand: its centre in the picture and a "
+                        "card's long side there, in pixels (repeat for each seat)")
+    p.add_argument("--pile-card", metavar="SEAT:FILE", action="append", default=[],
+                   help="a seat's discard pile spot from FILE, the --image view with one card "
+                        "laid on the spot (repeat for each seat)")
+    p.add_argument("--piles-only", action="store_true",
+                   help="learn only the pile spots (the board's calibration stays as it is)")
     p.add_argument("--serve", action="store_true",
                    help="drive the steps from the dashboard's page instead (capture, check, save)")
     p.set_defaults(func=run)
@@ -97,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
     _check_out(out, "--out" if args.out else "camera.calibration")
     corners = _corners(args.corners) if args.corners else None
+    if args.pile or args.pile_card or args.piles_only:
+        _piles(args, out)
+        if args.piles_only:
+            return 0
     if args.image:
         from ..inputs import load_image
         frame = load_image(args.image, "image of the empty board")
@@ -160,6 +175,59 @@ def run(args: argparse.Namespace) -> int:
     for w in result["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
     return 0
+
+
+def _piles(args, out: Path) -> None:
+    """Learn each seat's discard pile spot (docs/cards.md), warn when the camera cannot read
+    a card there, and save them beside the calibration (FILE.piles.json)."""
+    from vision.cards.piles import (PileError, parse_spot, piles_path, save_spots,
+                                    spot_from_card, spot_problems)
+
+    from ..errors import UserError
+    from ..inputs import load_image
+    if not (args.pile or args.pile_card):
+        raise UserError("--piles-only: give the spots with --pile SEAT:X,Y,CARD_PX or "
+                        "--pile-card SEAT:FILE")
+    spots = {}
+    shape = None
+    if args.pile_card:
+        if not args.image:
+            raise UserError("--pile-card: needs --image, the same view without the card")
+        before = load_image(args.image, "image without the card")
+        shape = before.shape
+        for text in args.pile_card:
+            seat, _, file = text.partition(":")
+            if not seat.isdigit() or int(seat) < 1 or not file:
+                raise UserError(f"--pile-card: {text[:60]!r}: expected SEAT:FILE, e.g. 1:card1.jpg")
+            after = load_image(file, f"image of seat {seat}'s card")
+            try:
+                sp = spot_from_card(before, after, int(seat) - 1)
+            except PileError as exc:
+                raise UserError(f"--pile-card: {file}: {exc}") from None
+            spots[sp.seat] = sp
+    for text in args.pile:
+        try:
+            sp = parse_spot(text)
+        except PileError as exc:
+            raise UserError(f"--pile: {exc}") from None
+        spots[sp.seat] = sp
+    if shape is None:
+        if args.image:
+            shape = load_image(args.image, "image of the table").shape
+        else:
+            from ..app import load_settings
+            cfg = load_settings(args.config)
+            shape = (cfg["camera.height"], cfg["camera.width"])
+    path = piles_path(out)
+    if path.exists() and not path.is_file():
+        raise UserError(f"--out: {path} exists and is not a plain file")
+    save_spots(path, list(spots.values()), int(shape[1]), int(shape[0]))
+    for sp in sorted(spots.values(), key=lambda s: s.seat):
+        print(f"seat {sp.seat + 1}'s pile at ({sp.x:.0f}, {sp.y:.0f}), a card "
+              f"{sp.card_px:.0f} pixels long")
+        for w in spot_problems(sp, shape):
+            print(f"warning: {w}", file=sys.stderr)
+    print(f"saved {path}")
 
 
 class Still:

@@ -78,7 +78,7 @@ ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_boa
            "refuse_undo")
 #: fields an action may carry besides "action" (anything else is refused by name)
 ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "five": {"five": 80},
-                                           "remote_join": {"code": 40}}
+                                           "card": {"card": 40}, "remote_join": {"code": 40}}
 #: actions whose answer (a JSON object from the main loop) goes back to the asking page only:
 #: remote play created or joined from the page (the join code is for whoever has the PIN)
 ANSWERED = ("remote_create", "remote_join")
@@ -486,7 +486,7 @@ class Dashboard:
             if not isinstance(name, str):
                 return error(400, "action: missing" if name is None else
                              f"action: must be a text like \"undo\", not {_kind(name)}")
-            known = name in ("hint", "five") or name in ACTIONS or name in ANSWERED \
+            known = name in ("hint", "five", "card") or name in ACTIONS or name in ANSWERED \
                 or name in dash.extra_actions
             if not known:
                 return error(400, f"unknown action {name[:40]!r}")
@@ -501,6 +501,18 @@ class Dashboard:
                 if dash.session is None or dash.commands is None:
                     return error(409, "five is not available now")
                 return await five(data)
+            if name == "card":
+                # the card the player to move laid, tapped on the page (docs/cards.md)
+                from engine.errors import EngineError
+                s = dash.session
+                if s is None or dash.commands is None:
+                    return error(409, "card is not available now")
+                try:
+                    card = s.parse_card(str(data.get("card") or "").strip() or "(none)")
+                except EngineError as exc:
+                    return error(400, f"card: {exc}")
+                dash.commands.call(lambda: s.lay_card(card, None, via="page"))
+                return JSONResponse({"ok": True, "action": name, "card": card})
             if name in ANSWERED:
                 fn = dash.extra_actions.get(name)
                 if fn is None or dash.commands is None:

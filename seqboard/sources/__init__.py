@@ -125,7 +125,22 @@ class MatrixSource:
                     f"{lay.rows} x {lay.cols} board; the game waits")
         return None
 
+    def _cards(self) -> None:
+        """Cards the board's optional NFC card reader read (reader k stands before seat k):
+        each laid for the session to judge its chip with (docs/cards.md)."""
+        take = getattr(self.link, "take_cards", None)
+        if take is None:
+            return
+        from engine.errors import EngineError
+        s = self.session
+        for reader, code in take():
+            try:
+                s.lay_card(s.parse_card(code), reader, via="nfc")
+            except EngineError as exc:
+                s._log_line("info", f"the card reader {reader + 1} sent {code!r}: {exc}")
+
     def poll(self, now: float) -> Observation | None:
+        self._cards()
         snap = self.link.latest_snapshot()
         problem = self._report_link(snap)
         if snap is None or problem is not None:
@@ -223,6 +238,9 @@ class CameraSource:
         self.finished = False
         self.frames_read = 0
         self.last_stamp: dict | None = None
+        #: the discard piles watched for new cards (vision.cards.piles.PileWatcher), when
+        #: the game judges chips with the cards laid and the piles are calibrated
+        self.piles = None
 
     def poll(self, now: float) -> Observation | None:
         frame = self.frames.read()
@@ -242,6 +260,14 @@ class CameraSource:
         t = float(self.frames.t) if self.recorded else now
         frame_no = getattr(self.frames, "frame_no", self.frames_read - 1)
         self.last_stamp = {"t": round(t, 3), "frame": int(frame_no)}
+        if self.piles is not None and self.session is not None \
+                and self.session.referee.judge_cards:
+            from engine.errors import EngineError
+            for seat, code in self.piles.update(frame):
+                try:
+                    self.session.lay_card(code, seat, via="camera")
+                except EngineError as exc:     # a card read that is not of this edition
+                    self.session._log_line("info", f"seat {seat + 1}'s pile: {exc}")
         reading = self.reader.read(frame)
         self.last_frame, self.last_reading = frame, reading
         obs = self.stabiliser.update(reading, t, names=self.reader.layout.space_name)
@@ -300,9 +326,27 @@ def _camera_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
         reader = BoardReader(calibration, lay)
         src = CameraSource(frames, reader, Stabiliser(settle=cfg["camera.settle_seconds"]),
                            name=f"camera {device!r}", session=session)
+        if session.referee.judge_cards:
+            src.piles = _pile_watcher(path, session)
         session.subscribe(lambda ev, view: src.forget() if ev.kind in ("undo", "cleared") else None)
         return src
     return make
+
+
+def _pile_watcher(calibration_path, session: Session):
+    """The discard piles `seqboard calibrate --pile/--pile-card` learnt, watched for new
+    cards; None (the cards are typed or tapped) when there are none."""
+    from vision.cards.piles import PileError, PileWatcher, load_spots, piles_path
+    path = piles_path(calibration_path)
+    if not path.exists():
+        session._log_line("info", f"no pile spots at {path}: type the cards laid (k 5h) or "
+                                  f"tap them on the page (seqboard calibrate --pile-card)")
+        return None
+    try:
+        spots, _ = load_spots(path)
+    except PileError as exc:
+        raise UserError(f"camera.calibration: {exc}") from None
+    return PileWatcher(spots)
 
 
 def _matrix_factory(cfg) -> Callable[[Session], object]:

@@ -476,7 +476,7 @@ async function post(path, body) {
 let unlocked = false;
 function unlock(on) {
   unlocked = on;
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #remote-form button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #card-form button, #remote-form button")) b.disabled = !on;
 }
 
 // a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
@@ -580,6 +580,15 @@ document.getElementById("hint-form").addEventListener("submit", async (e) => {
     if (best) say(LANG === "en" ? spoken(`hint: ${best.move}, ${best.reason}`)
       : spoken(fmt(_("hint: {play}, {reason}"), { play: T(best.move), reason: T(best.reason) })));
   }
+  if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+});
+
+// the card the player to move laid, tapped or typed here (judging with cards, docs/cards.md)
+document.getElementById("card-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const [ok, data] = await post("/api/action", { action: "card", card: document.getElementById("card-code").value });
+  document.getElementById("card-msg").textContent = ok ? "" : (data.error || "refused");
+  if (ok) document.getElementById("card-code").value = "";
   if (!ok && data.error && data.error.includes("PIN")) unlock(false);
 });
 

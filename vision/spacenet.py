@@ -1,0 +1,106 @@
+"""The learned classifier of a space: a small CNN shipped as ``vision/models/spaces.onnx``,
+run through OpenCV's ``cv2.dnn`` (no other dependency at read time).
+
+Its input, per space, is what :func:`space_inputs` makes from a straightened board (the
+light divided out by the board's own paper, :func:`vision.classify.features`):
+
+- channels 0-2: the space itself, 16 x 16, light-normalised (paper ~ 230), scaled to -1..1;
+- channels 3-5: the same space on the calibration's empty board (its 8 x 8 reference
+  patch, each pixel repeated to 16 x 16), or zeros when there is no calibration;
+- channel 6: 1 where that reference is given, 0 where not.
+
+So one model reads a calibrated board (each space compared with itself empty: that holds
+across card art) and a stranger's board (no reference). Its six outputs are the
+probabilities of :data:`CLASSES`: empty, blue, green, red, white (a flipped chip), and
+covered (a hand, an arm, a sleeve: the space cannot be read). Retrain with
+``python -m vision.train_spaces --seed 1`` (docs/vision.md).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from engine.observation import SpaceState
+
+from .locate import CANON
+
+SIDE = 16                  # the model's input side (pixels per space)
+CHANNELS = 7
+CLASSES = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED,
+           SpaceState.WHITE, SpaceState.UNKNOWN)
+COVERED = 5                # index of "covered" in CLASSES
+MODEL_PATH = Path(__file__).with_name("models") / "spaces.onnx"
+
+
+class ModelError(Exception):
+    """The shipped model file is missing or cannot be read (the message is one line)."""
+
+
+def space_inputs(norm: np.ndarray, ref_patch: np.ndarray | None) -> np.ndarray:
+    """(n, CHANNELS, SIDE, SIDE) float32 network input from the light-normalised pixels of
+    every space (``SpaceFeatures.norm``, (n, CANON*CANON, 3)) and the calibration's
+    reference patches (``Reference.patch``, (n, 8*8*3)) or None."""
+    n = len(norm)
+    k = CANON // SIDE
+    x = norm.reshape(n, SIDE, k, SIDE, k, 3).mean(axis=(2, 4))            # (n, 16, 16, 3)
+    out = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
+    out[:, 0:3] = x.transpose(0, 3, 1, 2) / 127.5 - 1.0
+    if ref_patch is not None:
+        p = np.asarray(ref_patch, np.float32).reshape(n, 8, 8, 3)
+        r = SIDE // 8
+        p = p.repeat(r, axis=1).repeat(r, axis=2)
+        out[:, 3:6] = p.transpose(0, 3, 1, 2) / 127.5 - 1.0
+        out[:, 6] = 1.0
+    return out
+
+
+class SpaceNet:
+    """The shipped model, loaded once: ``probabilities(inputs)`` -> (n, 6)."""
+
+    def __init__(self, path: str | Path = MODEL_PATH) -> None:
+        import cv2
+        path = Path(path)
+        if not path.is_file():
+            raise ModelError(f"{path}: the space classifier's model file is missing "
+                             "(reinstall seqboard, or retrain: python -m vision.train_spaces)")
+        try:
+            try:     # OpenCV 5: the classic engine runs this small network faster
+                self.net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+            except (AttributeError, TypeError):
+                self.net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreadable"
+            raise ModelError(f"{path}: not a space classifier model OpenCV can read ({first})") \
+                from None
+        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        self.path = path
+        # one trial run: a file that loads but is not this network fails here, not mid-game
+        try:
+            out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
+        except cv2.error:
+            out = None
+        if out is None or out.shape != (1, len(CLASSES)):
+            raise ModelError(f"{path}: not a space classifier model (expected {CHANNELS} x "
+                             f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
+
+    def probabilities(self, inputs: np.ndarray) -> np.ndarray:
+        self.net.setInput(np.ascontiguousarray(inputs, np.float32))
+        logits = self.net.forward().reshape(len(inputs), -1)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+_shared: dict = {}
+
+
+def shared_model() -> SpaceNet:
+    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``), loaded on first
+    use (raises :class:`ModelError`)."""
+    path = Path(os.environ.get("SEQBOARD_SPACE_MODEL") or MODEL_PATH)
+    if path not in _shared:
+        _shared[path] = SpaceNet(path)
+    return _shared[path]
