@@ -360,6 +360,14 @@ class Referee:
         raise EngineError("not five the last placement could make; it could make: " +
                           "; ".join(" ".join(q.text(cols) for q in o) for o in opts))
 
+    def five_choices(self) -> list:
+        """The fives the last placement could name, when it made a sequence on a longer line
+        (more than one choice); each choice a tuple of sequences. Empty otherwise."""
+        if self.last_made is None or self.over:
+            return []
+        opts = self._alternatives(*self.last_made)
+        return opts if len(opts) > 1 else []
+
     def _choose(self, option, how: str) -> Verdict:
         """Make ``option`` the sequences of the last placement (a ``choice`` verdict)."""
         b = self.board

@@ -443,8 +443,8 @@ def win_chance(logit: float) -> float:
 def evaluate(game: Game, geo: Geometry, team: int, holdings: list[Holding] | None = None,
              gone: frozenset = frozenset()) -> float:
     """How good the position is for ``team``, as the log-odds of winning (fitted on games
-    of the greedy player, ``python -m seqboard.fitting``, then tuned for play,
-    ``python -m seqboard.tuning``): every hand known (a dealt world), or the ``holdings``
+    of the greedy player, ``python -m tools.fitting``, then tuned for play,
+    ``python -m tools.tuning``): every hand known (a dealt world), or the ``holdings``
     given per team."""
     if game.over:
         if game.winner is None:

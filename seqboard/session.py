@@ -753,6 +753,12 @@ class Session:
             "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
             "waiting": [r.layout.space_name(i) for i in self.waiting],
             "confirm_catch_up": self.pending_catchup is not None,
+            # a sequence just made on a longer line: the fives its team may name instead
+            "five_choices": [{"text": " ".join(q.text(lay.cols) for q in o),
+                              "spaces": sorted({c for q in o for c in q.spaces}),
+                              "chosen": tuple(q.spaces for q in o) == tuple(
+                                  q.spaces for q in r.board.sequences[-len(o):])}
+                             for o in r.five_choices()],
             # judging with cards (docs/cards.md): the card laid and not yet matched by a
             # chip ("?": seen, unread), what waits, and a seat whose card must be typed
             "judge_cards": r.judge_cards, "card_laid": r.card_laid,

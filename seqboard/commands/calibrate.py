@@ -95,9 +95,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import FrameSourceError, open_frames
 
     from ..app import load_settings
-    from ..calibrator import Calibrator
+    from ..sources.calibrator import Calibrator
     from ..errors import UserError
     from ..settings import game_params
+    from ..modes.setup import Preview
 
     cfg = load_settings(args.config)
     layout = game_params(cfg)["layout"]
@@ -123,33 +124,38 @@ def run(args: argparse.Namespace) -> int:
                                 f"picture {args.image}")
 
         def frames():
+            cal.report(1, 1)
             try:                                      # read again: it may have changed
                 return [load_image(args.image, "image of the empty board")], {}
             except UserError:
                 return [frame], {}
+        preview = Still(frame)
     else:
         try:
             src = open_frames(cfg["camera.device"], cfg["camera.width"], cfg["camera.height"],
                               cfg["camera.fps"])
         except FrameSourceError as exc:
             raise UserError(f"camera.device: {exc}") from None
+        preview = Preview(src)          # the page's live picture, between captures
 
         def frames():
             got = []
-            for k in range(max(1, args.frames) + 10):
-                f = src.read()
+            total = max(1, args.frames) + 10
+            for k in range(total):
+                f = preview.read()
                 if f is None:
                     break
                 if k >= 10:          # let auto exposure settle first
                     got.append(f)
-                print(f"\rcapturing frame {k + 1}/{args.frames + 10}", end="", file=sys.stderr)
+                print(f"\rcapturing frame {k + 1}/{total}", end="", file=sys.stderr)
+                cal.report(k + 1, total)
             print(file=sys.stderr)
             settings = src.current_settings() if hasattr(src, "current_settings") else {}
             return got, settings
     cal = Calibrator(layout, out, frames, markers=args.markers, corners=corners)
     try:
         if args.serve:
-            return _serve(cal, cfg, args)
+            return _serve(cal, cfg, args, preview)
         result = cal.capture()
         if not result["ok"]:
             if result["problem"] == "no frame from the camera":
@@ -224,7 +230,17 @@ def _piles(args, out: Path) -> None:
     print(f"saved {path}")
 
 
-def _serve(cal, cfg, args) -> int:
+class Still:
+    """The page's picture when calibrating from an image file: that image."""
+
+    def __init__(self, frame) -> None:
+        self.frame = frame
+
+    def annotated(self):
+        return self.frame
+
+
+def _serve(cal, cfg, args, preview) -> int:
     """The calibration steps driven from the dashboard until Ctrl-C."""
     import time
 
@@ -233,7 +249,7 @@ def _serve(cal, cfg, args) -> int:
     from ..errors import UserError
     dash = Dashboard(cfg.section("dashboard"), records_dir(cfg, None), None,
                      pin=cfg["dashboard.pin"] or None, host=cfg["dashboard.host"],
-                     port=cfg["dashboard.port"], calibrator=cal)
+                     port=cfg["dashboard.port"], calibrator=cal, source=preview)
     try:
         url = dash.start()
     except OSError as exc:

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from ..app import run as run_app
     from ..errors import UserError
     from ..loop import Commands
-    from ..table import Director, Mistake, Table
+    from ..sources.table import Director, Mistake, Table
 
     if args.level not in PLAYERS:
         raise UserError(f"--level: expected one of {', '.join(sorted(PLAYERS))}, got {args.level!r}")
@@ -123,7 +123,7 @@ def _table_from_board(session):
 
 
 def make_source(kind: str, table, session, cfg, seed: int):
-    from ..table import DirectSource
+    from ..sources.table import DirectSource
     if kind == "direct":
         return DirectSource(table, settle=0.3)
     from .. import sources

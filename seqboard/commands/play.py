@@ -89,7 +89,7 @@ def _run(args: argparse.Namespace, mode: str) -> int:
     from ..app import (Pacer, attach_indicators, load_settings, new_session, open_session,
                        real_pin_factory, records_dir)
     from ..app import run as run_app
-    from ..computer import ComputerSeats
+    from ..modes.computer import ComputerSeats
     from ..errors import UserError
     from ..loop import Commands
     from ..session import Event, resume_session

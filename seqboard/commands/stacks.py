@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from ..app import load_settings, real_pin_factory, records_dir
     from ..errors import UserError
     from ..recorder import RecordWriter, new_record_path
-    from ..stacks_table import StacksTable, completer, run_table
+    from ..modes.stacks import StacksTable, completer, run_table
 
     if not 2 <= args.players <= 6:
         raise UserError(f"--players: SEQUENCE STACKS is for 2 to 6 players, not {args.players}")

@@ -77,8 +77,8 @@ CARD_CODE = re.compile(r"[2-9TJQKA][SHDC]")
 ACTIONS = ("confirm", "undo", "lost_draw", "toggle_dead", "show_move", "take_board",
            "refuse_undo")
 #: fields an action may carry besides "action" (anything else is refused by name)
-ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "card": {"card": 40},
-                                             "remote_join": {"code": 40}}
+ACTION_FIELDS: dict[str, dict[str, int]] = {"hint": {"cards": 200}, "five": {"five": 80},
+                                           "card": {"card": 40}, "remote_join": {"code": 40}}
 #: actions whose answer (a JSON object from the main loop) goes back to the asking page only:
 #: remote play created or joined from the page (the join code is for whoever has the PIN)
 ANSWERED = ("remote_create", "remote_join")
@@ -175,7 +175,8 @@ class Dashboard:
                  host: str = "0.0.0.0", port: int = 8080, source=None,
                  actions: dict[str, Callable[[], Any]] | None = None, calibrator=None,
                  max_connections: int = MAX_CONNECTIONS, max_websockets: int = MAX_WEBSOCKETS,
-                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False) -> None:
+                 request_timeout: float = REQUEST_TIMEOUT, voice: bool = False,
+                 setup: bool = False) -> None:
         self.records_dir = Path(records_dir)
         self.voice = voice          # ui.voice: the page speaks unless its viewer turns it off
         self.stacks_seats: list[str] = []       # SEQUENCE STACKS: "person" or a level per seat
@@ -187,13 +188,18 @@ class Dashboard:
         self.source = source
         self.extra_actions = actions or {}
         self.calibrator = calibrator
+        #: the page's own address, shown as a QR code on the page (``seqboard setup``)
+        self.qr_url: str | None = None
+        #: ``seqboard setup``: takes an answer typed on the page; False if none is awaited
+        self.setup_answer: Callable[[str], bool] | None = None
         self.session = None
         self.max_connections, self.max_websockets = max_connections, max_websockets
         self.request_timeout = request_timeout
-        self._clients: set[asyncio.Queue] = set()
+        self._clients: set[_Viewer] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = "{}"
         self._seq = 0
+        self.direct_writes = 0          # states written straight to a browser's connection
         self._tokens: dict[str, float] = {}           # cookie -> when it expires (monotonic)
         #: replays answered, by (name, size, mtime): a replay costs a second of a Pi's CPU
         #: and needs no PIN, so each record is replayed once, one at a time
@@ -211,7 +217,12 @@ class Dashboard:
         self.app = _Shield(self._build())
         if calibrator is not None:
             self._state = json.dumps({"type": "state", "mode": "calibrate", "seq": 0,
-                                      "sent": time.time(), "calibration": {"step": "ready"},
+                                      "sent": time.time(), "camera": self.has_camera(),
+                                      "calibration": {"step": "ready"},
+                                      "language": i18n.configured()})
+        if setup:
+            self._state = json.dumps({"type": "state", "mode": "setup", "seq": 0,
+                                      "sent": time.time(), "setup": {"steps": [], "done": []},
                                       "language": i18n.configured()})
 
     # --- the indicator side (main loop's thread) -------------------------------------------
@@ -246,7 +257,7 @@ class Dashboard:
         return self.source is not None and hasattr(self.source, "annotated")
 
     def stacks(self, kind: str, game, text: str) -> None:
-        """A :class:`~seqboard.stacks_table.StacksTable` listener: SEQUENCE STACKS live."""
+        """A :class:`~seqboard.modes.stacks.StacksTable` listener: SEQUENCE STACKS live."""
         self._seq += 1
         self._publish(json.dumps({
             "type": "state", "mode": "stacks", "seq": self._seq, "sent": time.time(),
@@ -256,6 +267,14 @@ class Dashboard:
             "language": i18n.configured(),
             "words": page_words(game.log[-40:] + [text, game.result or ""]),
         }, separators=(",", ":")))
+
+    def setup_state(self, setup: dict) -> None:
+        """``seqboard setup``: where the guide is (its steps, the camera, the QR code)."""
+        self._seq += 1
+        self._publish(json.dumps({"type": "state", "mode": "setup", "seq": self._seq,
+                                  "sent": time.time(), "setup": setup,
+                                  "camera": self.has_camera(), "language": i18n.configured()},
+                                 separators=(",", ":")))
 
     def _publish(self, msg: str) -> None:
         self._state = msg
@@ -267,7 +286,19 @@ class Dashboard:
                 pass
 
     def _fanout(self, msg: str) -> None:
-        for q in list(self._clients):
+        """One state to every browser. Encoded and framed once: a browser that keeps up
+        gets the frame written straight to its connection (no task woken, nothing copied);
+        one that does not (its connection's buffer full, or a send of its own under way)
+        gets it through its queue, which keeps only the newest when it falls behind."""
+        frame = None
+        for v in list(self._clients):
+            if v.direct():
+                if frame is None:
+                    frame = _text_frame(msg)
+                v.proto.transport.write(frame)
+                self.direct_writes += 1
+                continue
+            q = v.q
             if q.full():
                 # a slow browser: drop what it has not read, the newest state is enough
                 while not q.empty():
@@ -455,7 +486,7 @@ class Dashboard:
             if not isinstance(name, str):
                 return error(400, "action: missing" if name is None else
                              f"action: must be a text like \"undo\", not {_kind(name)}")
-            known = name in ("hint", "card") or name in ACTIONS or name in ANSWERED \
+            known = name in ("hint", "five", "card") or name in ACTIONS or name in ANSWERED \
                 or name in dash.extra_actions
             if not known:
                 return error(400, f"unknown action {name[:40]!r}")
@@ -466,6 +497,10 @@ class Dashboard:
                 if dash.session is None or dash.commands is None:
                     return error(409, "hint is not available now")
                 return await hint(data)
+            if name == "five":
+                if dash.session is None or dash.commands is None:
+                    return error(409, "five is not available now")
+                return await five(data)
             if name == "card":
                 # the card the player to move laid, tapped on the page (docs/cards.md)
                 from engine.errors import EngineError
@@ -536,6 +571,49 @@ class Dashboard:
             return JSONResponse({"ok": True, "action": "hint", **result},
                                 headers={"Cache-Control": "no-store"})
 
+        async def in_main_loop(work: Callable[[], dict]) -> dict:
+            """``work()`` run by the main loop (which owns the session); its answer."""
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future = loop.create_future()
+
+            def run():
+                try:
+                    result = work()
+                except Exception as exc:            # a bug: one line, the page gets a 500
+                    log.error("dashboard: %s: %s", type(exc).__name__, exc)
+                    result = {"error": "the action failed", "status": 500}
+                try:
+                    loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+                except RuntimeError:               # the server stopped meanwhile
+                    pass
+            dash.commands.call(run)
+            try:
+                return await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
+            except TimeoutError:
+                return {"error": "the referee did not answer in time: try again", "status": 503}
+
+        async def five(data: dict):
+            """The team that just made a sequence on a longer line names its five ("c4-g4";
+            two sequences at once: "a1-a5 a6-a10"), as the terminal's key f does."""
+            from engine.board import parse_five
+            from engine.errors import EngineError
+            text = data.get("five")
+            if not isinstance(text, str) or not text.strip():
+                return error(400, "five: name the five, e.g. \"c4-g4\"")
+            s = dash.session
+
+            def work() -> dict:
+                lay = s.referee.layout
+                try:
+                    chosen = tuple(parse_five(w, lay.rows, lay.cols) for w in text.split())
+                    v = s.choose_five(chosen)
+                except (EngineError, ValueError) as exc:
+                    return {"error": f"five: {exc}"}
+                return {"text": v.message}
+            result = await in_main_loop(work)
+            if "error" in result:
+                return error(result.get("status", 400), result["error"])
+            return JSONResponse({"ok": True, "action": "five", **result})
         async def answered(work_fn):
             """Run ``work_fn`` on the main loop; its dict is the answer to this request."""
             loop = asyncio.get_running_loop()
@@ -573,10 +651,20 @@ class Dashboard:
             step = request.path_params["step"]
             if step not in ("capture", "save"):
                 return error(404, "no such step")
+            if step == "capture":
+                def progress(frame: int, total: int) -> None:     # from the capturing thread
+                    dash._seq += 1
+                    dash._publish(json.dumps({
+                        "type": "state", "mode": "calibrate", "seq": dash._seq,
+                        "sent": time.time(), "camera": dash.has_camera(),
+                        "calibration": {"step": "capturing", "frame": frame, "of": total},
+                        "language": i18n.configured()}))
+                cal.progress = progress
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
             dash._seq += 1
             dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                      "sent": time.time(), "calibration": {"step": step, **result},
+                                      "sent": time.time(), "camera": dash.has_camera(),
+                                      "calibration": {"step": step, **result},
                                       "language": i18n.configured()}))
             return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
@@ -586,6 +674,32 @@ class Dashboard:
             if data is None:
                 return error(404, "nothing captured yet")
             return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+        async def setup_answer(request: Request):
+            """An answer to the setup guide's question, typed on the page (with the PIN)."""
+            data = await acting(request)
+            if isinstance(data, Response):
+                return data
+            bad = fields(data, {"answer": 200}, ("answer",))
+            if bad is not None:
+                return bad
+            if dash.setup_answer is None:
+                return error(409, "not setting up: start `seqboard setup`")
+            if not dash.setup_answer(data["answer"]):
+                return error(409, "no question is waiting for an answer")
+            return JSONResponse({"ok": True})
+
+        async def qr(request: Request):
+            """The page's address as a QR code (SVG), once ``seqboard setup`` has it."""
+            if dash.qr_url is None:
+                return error(404, "no address to show yet")
+            import io
+
+            import segno
+            buf = io.BytesIO()
+            segno.make(dash.qr_url, error="m").save(buf, kind="svg", scale=8, border=2)
+            return Response(buf.getvalue(), media_type="image/svg+xml",
+                            headers={"Cache-Control": "no-store"})
 
         def listing() -> list[dict]:
             out = []
@@ -662,8 +776,10 @@ class Dashboard:
             await websocket.accept()
             if dash._loop is None or dash._loop.is_closed():
                 dash._loop = asyncio.get_running_loop()    # served by someone else's loop
-            q: asyncio.Queue = asyncio.Queue(maxsize=QUEUE)
-            dash._clients.add(q)
+            viewer = _Viewer(websocket.scope.get("seqboard.websocket"))
+            q = viewer.q
+            viewer.busy = True                  # the first state goes first
+            dash._clients.add(viewer)
             sender = None
             allowance, last, dropped = 2 * WS_RATE, time.monotonic(), 0
 
@@ -671,11 +787,15 @@ class Dashboard:
                 await websocket.send_text(json.dumps({"type": kind, **data}))
             try:
                 await websocket.send_text(dash._state)
+                viewer.busy = False
 
                 async def pump():
                     try:
                         while True:
-                            await websocket.send_text(await q.get())
+                            msg = await q.get()
+                            viewer.busy = True
+                            await websocket.send_text(msg)
+                            viewer.busy = False
                     except Exception:                   # the browser left: the reader ends too
                         pass
                 sender = asyncio.create_task(pump())
@@ -724,7 +844,7 @@ class Dashboard:
             except (WebSocketDisconnect, RuntimeError, OSError):
                 pass
             finally:
-                dash._clients.discard(q)
+                dash._clients.discard(viewer)
                 if sender is not None:
                     sender.cancel()
 
@@ -736,7 +856,8 @@ class Dashboard:
             Route("/records/{name}", download), Route("/api/records/{name}/replay", replay_record),
             Route("/camera.jpg", camera), WebSocketRoute("/ws", ws),
             Route("/api/calibrate/{step}", calibrate_step, methods=["POST"]),
-            Route("/calibration.jpg", calibration_picture),
+            Route("/calibration.jpg", calibration_picture), Route("/qr.svg", qr),
+            Route("/api/setup/answer", setup_answer, methods=["POST"]),
         ]
         return Starlette(routes=routes, middleware=[Middleware(LimitBody)],
                          exception_handlers={HTTPException: http_error, Exception: internal})
@@ -856,6 +977,39 @@ class Dashboard:
         for lg, f in self._filters:
             lg.removeFilter(f)
         self._filters = []
+
+
+class _Viewer:
+    """One browser's WebSocket: its queue, and its uvicorn connection when the server is
+    ours (``scope["seqboard.websocket"]``), to which a state may be written directly."""
+
+    __slots__ = ("q", "proto", "busy")
+
+    def __init__(self, proto) -> None:
+        self.q: asyncio.Queue = asyncio.Queue(maxsize=QUEUE)
+        self.proto = proto
+        self.busy = False
+
+    def direct(self) -> bool:
+        """A frame may be written now: nothing of its own in flight or queued, the
+        connection open and not pushing back, and no extension rewriting frames."""
+        p = self.proto
+        return (p is not None and not self.busy and self.q.empty() and p.writable.is_set()
+                and not p.close_sent and not p.transport.is_closing()
+                and not p.conn.extensions and p.conn.state is _OPEN)
+
+
+def _text_frame(msg: str) -> bytes:
+    """A server's (unmasked) WebSocket text frame: the same bytes for every browser."""
+    from websockets.frames import Frame, Opcode
+    return Frame(Opcode.TEXT, msg.encode("utf-8")).serialize(mask=False, extensions=[])
+
+
+try:
+    from websockets.protocol import State as _State
+    _OPEN = _State.OPEN
+except ImportError:                     # pragma: no cover
+    _OPEN = None
 
 
 class _Shield:

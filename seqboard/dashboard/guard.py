@@ -353,6 +353,13 @@ def protocols(guard: ConnectionGuard):
             super().connection_made(transport)
             guard.admit_ws(self, client_key(self.client[0] if self.client else None))
 
+        def handle_connect(self, event) -> None:
+            super().handle_connect(event)
+            scope = getattr(self, "scope", None)
+            if scope is not None:
+                # the dashboard writes states it frames once straight to this connection
+                scope["seqboard.websocket"] = self
+
         def connection_lost(self, exc) -> None:
             guard.release_ws(self)
             super().connection_lost(exc)

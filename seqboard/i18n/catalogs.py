@@ -23,8 +23,8 @@ from . import DOMAIN, LANGUAGE_NAMES, LANGUAGES, LOCALE_DIR, po_path
 
 PACKAGE = Path(__file__).resolve().parent.parent          # seqboard/
 STATIC = PACKAGE / "dashboard" / "static"
-#: the folders of seqboard/ whose Python shows or speaks words (development tools excluded)
-PY_SKIP = ("fitting.py", "tuning.py")
+#: files of seqboard/ that show or speak no words (the development tools are in tools/)
+PY_SKIP: tuple[str, ...] = ()
 HTML_ATTR = re.compile(r'data-i18n(?:-[a-z-]+)?="([^"]+)"')
 
 

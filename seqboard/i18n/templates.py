@@ -97,7 +97,7 @@ TEMPLATES = [
     N_("place {card} {space}"),
     N_("remove {card} {space}"),
     N_("dead {card}"),
-    # SEQUENCE STACKS (engine/stacks/game.py, seqboard/stacks_table.py)
+    # SEQUENCE STACKS (engine/stacks/game.py, seqboard/modes/stacks.py)
     N_("player {n}"),
     N_("{colour} {digit}"),
     N_("{colour} wild"),

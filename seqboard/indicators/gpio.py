@@ -150,7 +150,7 @@ class StacksGpio:
     player to move (off: none, slow blink: one, on: the two the win needs), the sequence LED
     and a buzzer when a chip is won, the illegal-move LED and buzzer on a refused play.
 
-    ``listener(kind, game, text)`` is a :class:`~seqboard.stacks_table.StacksTable` listener.
+    ``listener(kind, game, text)`` is a :class:`~seqboard.modes.stacks.StacksTable` listener.
     """
 
     def __init__(self, gpio_cfg: dict[str, Any], pin_factory=None) -> None:

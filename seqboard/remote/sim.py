@@ -14,7 +14,7 @@ from engine.observation import SpaceState
 from engine.players import make_player
 from engine.search import seat_view
 
-from ..table import DirectSource, Table
+from ..sources.table import DirectSource, Table
 from .game import RemoteGame
 
 

@@ -12,12 +12,12 @@ from starlette.testclient import TestClient
 from engine.observation import Observation, SpaceState
 from engine.referee import Referee
 from seqboard.app import load_settings, open_session
-from seqboard.computer import ComputerSeats
+from seqboard.modes.computer import ComputerSeats
 from seqboard.dashboard import Dashboard
 from seqboard.indicators.terminal import TerminalIndicator
 from seqboard.loop import Commands, read_keys
 from seqboard.session import Session
-from seqboard.table import DirectSource, Table
+from seqboard.sources.table import DirectSource, Table
 
 from .helpers import write_config
 

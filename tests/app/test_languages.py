@@ -287,7 +287,7 @@ def _stacks_game(seed, seats):
     import random
 
     from engine.stacks import StacksGame
-    from seqboard.stacks_table import StacksTable
+    from seqboard.modes.stacks import StacksTable
     g = StacksGame(len(seats), rng=random.Random(seed))
     out = io.StringIO()
     t = StacksTable(g, seats, out, seed=seed)

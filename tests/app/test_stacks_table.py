@@ -14,7 +14,7 @@ from engine.stacks.record import replay
 from hw_config.config import load_config
 from seqboard.cli import main
 from seqboard.indicators.gpio import StacksGpio
-from seqboard.stacks_table import StacksTable
+from seqboard.modes.stacks import StacksTable
 
 from .helpers import write_config
 

@@ -10,10 +10,10 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from engine.observation import SpaceState
 from engine.record import parse_record, replay
 from seqboard.app import Pacer, load_settings, open_session, run
-from seqboard.computer import ComputerSeats
+from seqboard.modes.computer import ComputerSeats
 from seqboard.indicators.gpio import GpioIndicators
 from seqboard.loop import Commands
-from seqboard.table import DirectSource, Director, Mistake, Table
+from seqboard.sources.table import DirectSource, Director, Mistake, Table
 
 from .helpers import pin_history, write_config
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from engine.observation import SpaceState
 from engine.record import parse_record, replay
 from seqboard.app import load_settings, open_session
-from seqboard.computer import ComputerSeats
+from seqboard.modes.computer import ComputerSeats
 from seqboard.loop import Commands, key_action
-from seqboard.table import DirectSource, Table
+from seqboard.sources.table import DirectSource, Table
 
 from .helpers import write_config
 

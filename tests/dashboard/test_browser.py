@@ -138,7 +138,7 @@ def test_stacks_piles_discard_tops_chips_and_turn_live(browser, tmp_path):
     from engine.stacks import StacksGame
     from engine.stacks.game import Pile
     from seqboard.dashboard import Dashboard
-    from seqboard.stacks_table import StacksTable
+    from seqboard.modes.stacks import StacksTable
 
     dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
     url = dash.start()
@@ -171,20 +171,25 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
 
     from engine.game import builtin_layout
     from engine.observation import Observation
-    from seqboard.calibrator import Calibrator
+    from seqboard.sources.calibrator import Calibrator
     from seqboard.dashboard import Dashboard
     from vision.synth import Conditions, render
 
     layout = builtin_layout("classic")
     img = render(layout, Observation.empty(10, 10), Conditions(tilt_deg=12), seed=1, jitter=0).image
     out = tmp_path / "cal.json"
+    from seqboard.commands.calibrate import Still
     cal = Calibrator(layout, out, lambda: ([img], {}))
-    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal)
+    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
+                     source=Still(img))
     url = dash.start()
     pg = browser.new_page()
     try:
         pg.goto(url)
         expect(pg.locator("#calibrate-box")).to_be_visible()
+        # the live picture to aim the camera by, before anything is captured
+        expect(pg.locator("#camera-box")).to_be_visible()
+        pg.wait_for_function("document.getElementById('camera').naturalWidth === 1280")
         expect(pg.locator("#cal-capture")).to_be_disabled()
         pg.fill("#pin", "8642")
         pg.click("#login button")
@@ -225,3 +230,123 @@ def test_hints_show_on_the_asking_page_only(browser, live):
     expect(asker.locator("#hints li")).to_have_count(0)
     asker.context.close()
     viewer.context.close()
+
+
+def test_the_five_of_a_longer_line_is_named_on_the_page(browser, tmp_path):
+    """A sequence made on a line of six: the page offers both fives to its team (with the
+    PIN), and the one clicked becomes the sequence for every viewer."""
+    import threading
+    import time
+
+    from engine.game import builtin_layout
+    from engine.observation import SpaceState
+    from engine.referee import Referee
+    from seqboard.dashboard import Dashboard
+    from seqboard.loop import Commands
+    from seqboard.session import Session
+
+    lay = builtin_layout("classic")
+    s = Session(Referee("classic", 2), mode="referee")
+    commands, stop = Commands(), threading.Event()
+    dash = Dashboard(None, tmp_path, commands, pin="2468", host="127.0.0.1", port=0)
+    dash.attach(s)
+    url = dash.start()
+
+    def loop():
+        while not stop.is_set():
+            commands.run_pending()
+            time.sleep(0.02)
+    runner = threading.Thread(target=loop, daemon=True)
+    runner.start()
+    pg = browser.new_page()
+    try:
+        pg.goto(url)
+        expect(pg.locator("#status")).to_have_text("live")
+        expect(pg.locator("#five-box")).to_be_hidden()
+        for b, g in zip(["b2", "c2", "d2", "f2", "g2"], ["b4", "d4", "b6", "d6", "b8"]):
+            for space, colour in ((b, "B"), (g, "G")):
+                commands.call(lambda space=space, colour=colour: s.observe(
+                    s.referee.expected().replace({lay.parse_space(space): SpaceState(colour)})))
+        made = []
+        commands.call(lambda: made.append(s.observe(s.referee.expected().replace(
+            {lay.parse_space("e2"): SpaceState("B")}))))
+        expect(pg.locator("#five-box")).to_be_visible()
+        buttons = pg.locator("#five-choices button")
+        expect(buttons).to_have_count(2)
+        expect(buttons.first).to_be_disabled()              # acting needs the PIN
+        default = made[0].made[0].names()
+        other = "c2-g2" if default[0] == "b2" else "b2-f2"
+        pg.fill("#pin", "2468")
+        pg.click("#login button")
+        expect(pg.locator("#login-msg")).to_have_text("unlocked")
+        pg.locator("#five-choices button", has_text=other).click()
+        expect(pg.locator("#five-msg")).to_contain_text("chooses the five named")
+        expect(pg.locator("#five-choices button[aria-pressed=true]")).to_contain_text(other)
+        expect(pg.locator("#log li .text").first).to_contain_text(f"chooses the five named: {other}")
+        assert [q.names()[0] + "-" + q.names()[-1] for q in s.referee.board.sequences] == [other]
+    finally:
+        pg.close()
+        stop.set()
+        dash.stop()
+
+
+def test_the_setup_view_shows_the_steps_the_camera_and_the_qr_code(browser, tmp_path):
+    import numpy as np
+
+    from seqboard.commands.calibrate import Still
+    from seqboard.dashboard import Dashboard
+    dash = Dashboard(None, tmp_path, None, pin="2468", host="127.0.0.1", port=0, setup=True)
+    url = dash.start()
+    pg = browser.new_page(viewport={"width": 390, "height": 844})       # a phone
+    try:
+        pg.goto(url)
+        expect(pg.locator("#setup-box")).to_be_visible()
+        expect(pg.locator("#board-box")).to_be_hidden()
+        steps = ["game", "page", "board", "done"]
+        got = []
+        dash.setup_answer = lambda text: got.append(text) or True
+        dash.setup_state({"steps": steps, "current": "game", "done": [], "question": {
+            "text": "where is the board read (camera / matrix) [camera]", "default": "camera",
+            "options": ["camera", "matrix"], "problem": None}})
+        expect(pg.locator("#setup-steps li[aria-current=step]")).to_have_text("game")
+        expect(pg.locator("#setup-question")).to_contain_text("where is the board read")
+        expect(pg.locator("#setup-options button").first).to_be_disabled()   # the PIN first
+        pg.fill("#pin", "2468")
+        pg.click("#login button")
+        expect(pg.locator("#login-msg")).to_have_text("unlocked")
+        pg.click("#setup-options button[data-answer=matrix]")
+        for _ in range(100):
+            if got:
+                break
+            pg.wait_for_timeout(50)
+        assert got == ["matrix"]
+        dash.setup_state({"steps": steps, "current": "game", "done": [], "question": {
+            "text": "players at the table [2]", "default": "2", "options": [],
+            "problem": "Sequence is for 2, 3, 4 players"}})
+        expect(pg.locator("#setup-problem")).to_have_text("Sequence is for 2, 3, 4 players")
+        pg.fill("#setup-answer", "3")
+        pg.click("#setup-form button[type=submit]")
+        for _ in range(100):
+            if len(got) == 2:
+                break
+            pg.wait_for_timeout(50)
+        assert got == ["matrix", "3"]
+        dash.source = Still(np.full((120, 160, 3), 90, np.uint8))       # the camera appears
+        dash.setup_state({"steps": steps, "current": "board", "done": ["game", "page"],
+                          "camera": True, "capturing": [3, 15]})
+        expect(pg.locator("#camera-box")).to_be_visible()
+        pg.wait_for_function("document.getElementById('camera').naturalWidth === 160")
+        assert pg.evaluate("document.getElementById('setup-progress').value") == 3
+        dash.qr_url = url
+        dash.setup_state({"steps": steps, "current": "done", "done": steps, "url": url, "qr": True})
+        expect(pg.locator("#setup-url")).to_contain_text(url)
+        pg.wait_for_function("document.getElementById('setup-qr').naturalWidth > 0")
+        box = pg.locator("#setup-qr").bounding_box()
+        assert box["width"] >= 200 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        shot = pg.locator("#setup-qr").screenshot()
+        import cv2
+        img = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_GRAYSCALE)
+        assert cv2.QRCodeDetector().detectAndDecode(img)[0] == url   # a phone can read it
+    finally:
+        pg.close()
+        dash.stop()

@@ -130,7 +130,7 @@ def test_the_stacks_page_in_dutch(browser, tmp_path):
     import random
 
     from engine.stacks import StacksGame
-    from seqboard.stacks_table import StacksTable
+    from seqboard.modes.stacks import StacksTable
 
     i18n.set_language("nl")                     # ui.language = "nl"
     dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)

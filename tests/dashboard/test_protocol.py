@@ -116,7 +116,7 @@ def test_the_camera_view_is_the_latest_frame_with_the_grid_and_readings(tmp_path
 
     from engine.observation import Observation
     from seqboard.sources import synthetic_camera
-    from seqboard.table import Table
+    from seqboard.sources.table import Table
 
     session = Session(Referee("classic", 2), mode="referee")
     table = Table.from_observation(Observation.empty(10, 10))
@@ -173,4 +173,4 @@ def test_a_browser_that_stops_reading_holds_up_nobody(tmp_path):
     t.join(30)
     dash.stop()
     assert got.get("last") == dash._seq              # the reading browser got the newest state
-    assert all(q.qsize() <= 64 for q in dash._clients)
+    assert all(v.q.qsize() <= 64 for v in dash._clients)

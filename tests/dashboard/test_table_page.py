@@ -293,7 +293,7 @@ def test_stacks_page_marks_the_pis_seat_and_has_no_pin_box(browser, tmp_path):
 
     from engine.stacks import StacksGame
     from seqboard.dashboard import Dashboard
-    from seqboard.stacks_table import StacksTable
+    from seqboard.modes.stacks import StacksTable
 
     dash = Dashboard(None, tmp_path, None, pin="1357", host="127.0.0.1", port=0)
     dash.stacks_seats = ["person", "greedy"]              # as `seqboard stacks --computer 2`

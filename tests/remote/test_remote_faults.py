@@ -11,7 +11,7 @@ from seqboard.recorder import RecordWriter
 from seqboard.remote import protocol as P
 from seqboard.remote import start
 from seqboard.remote.sim import Person
-from seqboard.table import Table
+from seqboard.sources.table import Table
 
 from .helpers import create_board, join_board, link, moves, replayed, run
 

@@ -12,7 +12,7 @@ import pytest
 
 from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
-from seqboard.calibrator import Calibrator
+from seqboard.sources.calibrator import Calibrator
 from seqboard.cli import main
 from vision.calibration import GridRefused, calibrate
 from vision.looks import Look, look_conditions

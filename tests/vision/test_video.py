@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
-from seqboard.table import Table
+from seqboard.sources.table import Table
 from vision.calibration import calibrate, load_calibration
 from vision.reader import BoardReader
 from vision.stabilise import Stabiliser

@@ -81,6 +81,13 @@ function el(tag, attrs, parent) {
   return e;
 }
 
+function hel(tag, attrs, parent) {            // an HTML element (el makes SVG ones)
+  const e = document.createElement(tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
 function cardLabel(code) {
   if (code.length === 2 && SUIT[code[1]]) return [code[0] === "T" ? "10" : code[0], SUIT[code[1]], "HD".includes(code[1])];
   return [code.slice(0, 4), "", false];
@@ -290,8 +297,14 @@ function renderCalibration(msg) {
   show("board-box", false); show("side", false); show("calibrate-box", true);
   document.getElementById("title").textContent = "\u2014 " + _("calibration");
   const c = msg.calibration || {};
+  if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }   // the live picture
   const m = document.getElementById("cal-msg");
-  if (c.step === "capture") {
+  const bar = document.getElementById("cal-progress");
+  bar.hidden = c.step !== "capturing";
+  if (c.step === "capturing") {
+    bar.max = c.of; bar.value = c.frame;
+    m.textContent = fmt(_("capturing frame {frame} of {total}\u2026"), { frame: c.frame, total: c.of });
+  } else if (c.step === "capture") {
     m.textContent = c.ok ? fmt(_("Board found ({method}). Check the picture, then save."), { method: c.method })
       : fmt(_("Cannot calibrate: {problem}"), { problem: c.problem });
     const img = document.getElementById("cal-picture");
@@ -312,6 +325,7 @@ function renderCalibration(msg) {
 function render(msg) {
   if (msg.mode === "stacks") { state = msg; renderStacks(msg); return; }
   if (msg.mode === "calibrate") { state = msg; renderCalibration(msg); return; }
+  if (msg.mode === "setup") { state = msg; renderSetup(msg); return; }
   const v = msg.view;
   if (!v || !v.cells) return;
   state = msg;
@@ -378,6 +392,7 @@ function render(msg) {
     pr.textContent = what + (why ? `: ${T(why)}` : "");
   } else pr.textContent = "";
   showHints(v.move_number);
+  showFive(v);
   const log = document.getElementById("log");
   log.innerHTML = "";
   for (const line of v.log.slice().reverse()) {
@@ -458,9 +473,95 @@ async function post(path, body) {
   return [r.ok, data];
 }
 
+let unlocked = false;
 function unlock(on) {
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #card-form button, #remote-form button")) b.disabled = !on;
+  unlocked = on;
+  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #card-form button, #remote-form button")) b.disabled = !on;
 }
+
+// a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
+function showFive(v) {
+  const box = document.getElementById("five-box");
+  const choices = v.five_choices || [];
+  box.hidden = choices.length === 0;
+  const div = document.getElementById("five-choices");
+  const key = JSON.stringify(choices);
+  if (div.dataset.key === key) return;
+  div.dataset.key = key;
+  div.innerHTML = "";
+  for (const c of choices) {
+    const b = hel("button", { type: "button", "aria-pressed": c.chosen ? "true" : "false" }, div);
+    b.textContent = c.text + (c.chosen ? " \u2713" : "");
+    b.disabled = !unlocked;
+    b.addEventListener("click", async () => {
+      const [ok, data] = await post("/api/action", { action: "five", five: c.text });
+      document.getElementById("five-msg").textContent = ok ? data.text : (data.error || "refused");
+      if (!ok && data.error && data.error.includes("PIN")) unlock(false);
+    });
+  }
+}
+
+// seqboard setup: the guide's steps, the camera to aim by, and the page's address as a QR code
+function renderSetup(msg) {
+  show("board-box", false); show("side", false); show("records-box", false); show("setup-box", true);
+  document.getElementById("title").textContent = "\u2014 " + _("setup");
+  const s = msg.setup || {};
+  const ol = document.getElementById("setup-steps");
+  ol.innerHTML = "";
+  for (const step of s.steps || []) {
+    const li = hel("li", {}, ol);
+    const done = (s.done || []).includes(step);
+    li.textContent = (done ? "\u2713 " : "") + step;
+    if (step === s.current) li.setAttribute("aria-current", "step");
+    li.className = done ? "done" : (step === s.current ? "current" : "");
+  }
+  const cap = document.getElementById("setup-progress");
+  cap.hidden = !s.capturing;
+  if (s.capturing) { cap.max = s.capturing[1]; cap.value = s.capturing[0]; }
+  if (msg.camera && !cameraStarted) { cameraStarted = true; camera(); }
+  const qr = document.getElementById("setup-qr");
+  qr.hidden = !s.qr;
+  if (s.qr && !qr.src.includes("t=" + msg.seq)) qr.src = "/qr.svg?t=" + msg.seq;
+  document.getElementById("setup-url").textContent = s.url ? fmt(_("Open on a phone: {url}"), { url: s.url }) : "";
+  // the question waiting for an answer: options as buttons, or a text box (empty: the default)
+  const q = s.question;
+  const form = document.getElementById("setup-form");
+  form.hidden = !q;
+  if (!q) return;
+  const key = JSON.stringify(q) + msg.seq;
+  if (form.dataset.key === key) return;
+  form.dataset.key = key;
+  document.getElementById("setup-question").textContent = q.text;
+  const input = document.getElementById("setup-answer");
+  input.value = "";
+  input.placeholder = q.default ? fmt(_("Enter: {answer}"), { answer: q.default }) : "";
+  const opts = document.getElementById("setup-options");
+  opts.innerHTML = "";
+  for (const o of q.options || []) {
+    const b = hel("button", { type: "button", "data-answer": o }, opts);
+    b.textContent = o + (o === q.default ? " " + _("(default)") : "");
+    b.disabled = !unlocked;
+    b.addEventListener("click", () => answerSetup(o));
+  }
+  const prob = document.getElementById("setup-problem");
+  prob.hidden = !q.problem;
+  prob.textContent = q.problem || "";
+}
+
+async function answerSetup(text) {
+  const [ok, data] = await post("/api/setup/answer", { answer: text });
+  if (!ok) {
+    const prob = document.getElementById("setup-problem");
+    prob.hidden = false;
+    prob.textContent = data.error || "refused";
+    if (data.error && data.error.includes("PIN")) unlock(false);
+  }
+}
+
+document.getElementById("setup-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  answerSetup(document.getElementById("setup-answer").value);
+});
 
 function spaceName(i, cols) {
   return String.fromCharCode(97 + (i % cols)) + (Math.floor(i / cols) + 1);
@@ -554,7 +655,8 @@ async function camera() {
         box.hidden = false;
       } else if (r.status === 404 && (await r.json()).error === "no camera in this mode") {
         box.hidden = true;
-        return;                           // no camera: stop asking
+        cameraStarted = false;            // setup and calibration start it again
+        return;                           // no camera: stop asking (setup asks again)
       }
     } catch (e) { /* offline: try again */ }
   }

@@ -1,6 +1,6 @@
-"""Tune the search players' evaluation for play: ``python -m seqboard.tuning``.
+"""Tune the search players' evaluation for play: ``python -m tools.tuning``.
 
-``python -m seqboard.fitting`` fits the weights to predict who wins; this tunes them for
+``python -m tools.fitting`` fits the weights to predict who wins; this tunes them for
 what the player is for, winning. It runs simultaneous-perturbation stochastic
 approximation (SPSA): each iteration nudges every weight up or down at random by a step
 sized to how much its feature varies between the moves of one position, plays the
@@ -11,7 +11,7 @@ from the benchmark's (70000 onwards).
 
 Example::
 
-    python -m seqboard.tuning --iterations 41 --games 300 --seed 100000
+    python -m tools.tuning --iterations 41 --games 300 --seed 100000
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def play(args: tuple[int, list[float]]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m seqboard.tuning", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m tools.tuning", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--iterations", type=int, default=41, help="iterations (default 41)")
     ap.add_argument("--games", type=int, default=300,
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"iteration {k + 1}/{args.iterations}: won {f_up:.3f} nudged up, "
                   f"{f_down:.3f} down", file=sys.stderr, flush=True)
     data["about"] = ("log-odds of winning for the team that just moved; fitted by "
-                     "python -m seqboard.fitting, then tuned for play by python -m seqboard.tuning")
+                     "python -m tools.fitting, then tuned for play by python -m tools.tuning")
     data["tuned"] = {"iterations": args.iterations, "games_per_side": args.games,
                      "first_seed": args.seed}
     data["weights"] = {n: round(w, 6) for n, w in zip(search.WEIGHT_NAMES, theta)}

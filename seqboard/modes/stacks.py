@@ -19,7 +19,7 @@ from engine.stacks import Action, StacksGame, make_stacks_player, parse_card
 from engine.stacks.cards import COLOUR_NAMES, COLOURS, SPECIALS, colour, is_wild, number
 from engine.stacks.record import action_entry, end_entry, setup_entry
 
-from .i18n import _, tr
+from ..i18n import _, tr
 
 HELP = """what to type (codes: R1-R5 B1-B5, RW BW wilds, SK skip, RV reverse, SC steal a card,
 CH steal a chip, BL block; a number is a pile or a player, 1-based):

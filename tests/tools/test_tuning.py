@@ -1,4 +1,4 @@
-"""python -m seqboard.tuning: tunes the evaluation's weights and writes a weights file the
+"""python -m tools.tuning: tunes the evaluation's weights and writes a weights file the
 search players load."""
 
 import json
@@ -6,8 +6,8 @@ import json
 import pytest
 
 from engine import search
-from seqboard import tuning
-from seqboard.fitting import OUT
+from tools import tuning
+from tools.fitting import OUT
 
 
 def test_one_iteration_moves_the_weights_that_can_change_a_choice(tmp_path, capsys):

@@ -13,8 +13,8 @@ from typing import Callable
 
 from engine.observation import Observation, SpaceState
 
-from .errors import UserError
-from .session import Session
+from ..errors import UserError
+from ..session import Session
 
 
 # --- the sensor matrix ----------------------------------------------------------------------
@@ -377,7 +377,7 @@ def _matrix_factory(cfg) -> Callable[[Session], object]:
 
 def attach_matrix(link, session: Session, settle: float) -> MatrixSource:
     """The matrix as the session's source and as one more indicator (its LEDs)."""
-    from .indicators.matrix import MatrixLeds
+    from ..indicators.matrix import MatrixLeds
     src = MatrixSource(link, session, settle=settle)
     session.subscribe(MatrixLeds(link, session))
     return src

@@ -1,4 +1,4 @@
-"""Fit the search players' evaluation: ``python -m seqboard.fitting``.
+"""Fit the search players' evaluation: ``python -m tools.fitting``.
 
 Plays seeded games of the board editions with the rules-of-thumb policy (now and then
 one of its next-best moves, so that the positions are varied), records the features of
@@ -9,7 +9,7 @@ and fits a logistic regression to it. The weights are written to
 
 Example::
 
-    python -m seqboard.fitting --games 3000 --jobs 2
+    python -m tools.fitting --games 3000 --jobs 2
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def fit(X, y, l2: float = 1.0, steps: int = 30):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m seqboard.fitting", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m tools.fitting", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=3000, help="games to play (default 3000)")
     ap.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     print(file=sys.stderr)
     w, loss = fit([x for x, _ in rows], [y for _, y in rows])
     data = {"about": "log-odds of winning for the team that just moved; fitted by "
-                     "python -m seqboard.fitting", "games": args.games, "positions": len(rows),
+                     "python -m tools.fitting", "games": args.games, "positions": len(rows),
             "log_loss": round(float(loss), 5),
             "weights": {n: round(float(v), 6) for n, v in zip(WEIGHT_NAMES, w[:-1])},
             "bias": round(float(w[-1]), 6)}

@@ -18,7 +18,7 @@ from engine.moves import Move
 from engine.players import make_player
 from engine.search import seat_view
 
-from .session import Event, Session
+from ..session import Event, Session
 
 SEED_STRIDE = 100_003
 

@@ -22,6 +22,13 @@ class Calibrator:
         self.cal = None
         self.picture = None               # the last frame with the grid and readings drawn
         self.warnings: list[str] = []
+        #: told of each frame read while capturing: (frame, of how many); the page's progress
+        self.progress: Callable[[int, int], None] | None = None
+
+    def report(self, frame: int, total: int) -> None:
+        """``frames()`` calls it for each frame it reads."""
+        if self.progress is not None:
+            self.progress(frame, total)
 
     def capture(self) -> dict:
         """Find the board and learn the empty board; what happened, for a person."""

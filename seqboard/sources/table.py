@@ -22,7 +22,7 @@ from engine.moves import Move
 from engine.observation import Observation, SpaceState
 from engine.players import make_player
 
-from .session import Session
+from ..session import Session
 
 #: Seeds the computer players per turn (``seed * SEED_STRIDE + turn``), so a game resumed
 #: after a power cut goes on exactly as it would have.
@@ -229,7 +229,7 @@ class Director:
 
     def _announce(self, mistake: Mistake, meant: int, where: int) -> None:
         """Say in the output that the next slip is one of the demo's deliberate mistakes."""
-        from .session import Event
+        from ..session import Event
         name = self.session.referee.layout.space_name
         if mistake.kind == "colour":
             what = f"a chip of the wrong colour goes down on {name(meant)}"
