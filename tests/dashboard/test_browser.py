@@ -346,7 +346,11 @@ def test_the_setup_view_shows_the_steps_the_camera_and_the_qr_code(browser, tmp_
         shot = pg.locator("#setup-qr").screenshot()
         import cv2
         img = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_GRAYSCALE)
-        assert cv2.QRCodeDetector().detectAndDecode(img)[0] == url   # a phone can read it
+        # a phone can read it (OpenCV's detector misses about one code in fifty at one scale)
+        img = cv2.copyMakeBorder(img, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+        read = {d.detectAndDecode(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST))[0]
+                for f in (1, 0.75, 1.5) for d in (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco())}
+        assert url in read
     finally:
         pg.close()
         dash.stop()
