@@ -18,6 +18,7 @@ hands come and go.
     python benchmarks/vision.py --json             # {"space_accuracy": ..., "board_accuracy": ...,
                                                    #  "ms_per_frame_720p": ..., "by_condition": {...}}
     python benchmarks/vision.py --frames 100       # a quicker, smaller set
+    python benchmarks/vision.py --calibration-only # the held-out calibration figures alone
     python benchmarks/vision.py --quick --json     # a few frames of everything, one short
                                                    # filmed game (for tests)
 
@@ -130,8 +131,11 @@ def accuracy(frames: int, seed: int, progress) -> dict:
     return out
 
 
-def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, progress) -> dict:
-    """The held-out figures (see the module's docstring)."""
+def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, progress,
+            read: bool = True) -> dict:
+    """The held-out figures (see the module's docstring). ``read=False``: the calibration
+    figures only (the scenes read are drawn, not rendered, so the same empty boards are
+    calibrated as in a full run)."""
     from vision.locate import BoardNotFound
     from vision.looks import FAMILIES, draw_look, look_conditions
     layout = builtin_layout("classic")
@@ -144,7 +148,17 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
     examples: list[str] = []
     total = scenes * frames_per_scene + cal_scenes
     done = 0
-    for s in range(scenes):
+    for s in range(scenes if not read else 0):
+        # the same draws from the generator as below, nothing rendered or read
+        draw_look(rng, "heldout")
+        rng.integers(1 << 30)
+        for k in range(frames_per_scene):
+            if k % 3 == 2:
+                rng.integers(0, n_sp)
+            rng.uniform(0.94, 1.06)
+            random_board(layout, rng, fill=float(rng.uniform(0.1, 0.6)))
+            rng.integers(1 << 30)
+    for s in range(scenes if read else 0):
         look = draw_look(rng, "heldout")
         cond = look_conditions(look)
         empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
@@ -283,6 +297,9 @@ def main(argv=None) -> int:
                     help="frames read per held-out scene (default 15)")
     ap.add_argument("--calibrations", type=int, default=200,
                     help="held-out empty-board scenes calibrated (default 200)")
+    ap.add_argument("--calibration-only", action="store_true",
+                    help="only the held-out calibration figures (the same empty boards as a "
+                         "full run): calibration_success_rate, calibration_wrong_grids, ...")
     ap.add_argument("--no-model", action="store_true",
                     help="read with the hand-written features alone, without the learned "
                          "space classifier (to compare; the filmed games keep it)")
@@ -305,6 +322,16 @@ def main(argv=None) -> int:
         print(f"\r{what} {done}/{total}", end="" if done < total else "\n",
               file=sys.stderr, flush=True)
 
+    if args.calibration_only:
+        held = heldout(args.scenes, args.scene_frames, args.calibrations, args.seed, progress,
+                       read=False)
+        keys = ("calibration_scenes", "calibration_success_rate", "calibration_wrong_grids",
+                "calibration_refused", "calibration_board_not_found")
+        result = {k: held[k] for k in keys}
+        print(json.dumps(result) if args.json else
+              "\n".join([f"{k}: {v}" for k, v in result.items()] +
+                        [f"e.g. {e}" for e in held["_examples"]]))
+        return 0
     held = heldout(args.scenes, args.scene_frames, args.calibrations, args.seed, progress)
     by = accuracy(args.frames, args.seed, progress)
     print("timing 1280 x 720 and 1920 x 1080 ...", file=sys.stderr, flush=True)

@@ -337,6 +337,12 @@ def _centre_spread(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return cells[:, _CENTRE_I].std(axis=1)
 
 
+#: without calibration, a space's middle this smooth (light-normalised spread) may be a chip:
+#: opaque and translucent chips 2-21 (90 % below 20), empty spaces' print 25 and more (tuned
+#: looks, docs/vision.md)
+TWIN_SMOOTH = 20.0
+
+
 def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple[int, int]],
                       free: frozenset[int] = frozenset()
                       ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
@@ -363,7 +369,7 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
         hand = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
-    smooth = spread < 14.0
+    smooth = spread < TWIN_SMOOTH
     for i in range(n):
         if hand[i] or f.glare[i] > 0.25:
             states.append(SpaceState.UNKNOWN)
@@ -383,10 +389,13 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
                 continue
             other = smooth[j] and np.abs(f.centre[i] - f.centre[j]).max() < 30
             # a translucent or glossy chip is not smooth, but its middle is a chip's colour
-            # far from its twin's
+            # far from its twin's ...
             sat_i, sat_j = (float(np.ptp(f.centre[k]) / max(f.centre[k].max(), 1.0)) for k in (i, j))
+            # far, unless the twin is itself a smooth chip (the difference is then its
+            # chip, and this middle's colour a red print)
+            twin_chip = smooth[j] and chip_colour(f.centre[j])[0] is not SpaceState.UNKNOWN
             if not chip_like and st is not SpaceState.UNKNOWN and st is not SpaceState.WHITE \
-                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and \
+                    and sat_i > 0.4 and sat_i > sat_j + 0.2 and not twin_chip and \
                     np.abs(f.centre[i] - f.centre[j]).max() > 60:
                 chip_like = True
             if chip_like and not other:

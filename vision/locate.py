@@ -400,6 +400,13 @@ def other_candidates(frame: np.ndarray, limit: int = 4) -> list[np.ndarray]:
     contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:2]:
         add(cnt.reshape(-1, 2))
+        # a glare spot over the board's edge bulges the bright region out: its four
+        # straightest sides, the bulge left out
+        pts = cnt.reshape(-1, 2).astype(np.float32)
+        if cv2.contourArea(cnt) >= 0.04 * small.size:
+            q = _ransac_quad(pts)
+            if q is not None:
+                add(_fit_sides(pts, order_corners(q)))
     edges = cv2.Canny(small, 40, 120)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)

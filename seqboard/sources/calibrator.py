@@ -113,11 +113,11 @@ def chips_on_empty_board(frame, corners, layout) -> list[int]:
 
     from vision.classify import features
     from vision.locate import straighten
-    from vision.pairs import measure, twin_pairs
+    from vision.pairs import ALIKE_RANK, measure, twin_pairs
     pairs = twin_pairs(layout)
     if len(pairs) < 8:
         return []
-    likeness, best, _ = measure(frame, corners, layout, pairs)
+    likeness, rank, _ = measure(frame, corners, layout, pairs)
     board = straighten(frame, corners, layout)
     f = features(board, layout.rows, layout.cols)
     cell = board.shape[0] // layout.rows
@@ -128,8 +128,8 @@ def chips_on_empty_board(frame, corners, layout) -> list[int]:
     c = f.centre
     sat = (c.max(axis=1) - c.min(axis=1)) / np.maximum(c.max(axis=1), 1)
     out = []
-    for (i, j), like, ok in zip(pairs, likeness, best):
-        if ok or like > 0.6:
+    for (i, j), like, rk in zip(pairs, likeness, rank):
+        if rk >= ALIKE_RANK or like > 0.6:
             continue
         for a, b in ((i, j), (j, i)):
             if plain[a] and sat[a] > 0.35 and not (plain[b] and sat[b] > 0.35) and \

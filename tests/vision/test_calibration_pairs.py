@@ -131,3 +131,19 @@ def test_no_chips_seen_on_an_empty_board_of_other_art_and_a_real_chip_is_named(t
     left = render(LAYOUT, Observation(10, 10, tuple(one)), cond, seed=9, jitter=0, look=look)
     result = _calibrator(left.image, tmp_path).capture()
     assert any("chips seen on d4" in w for w in result["warnings"]), result
+
+
+def test_a_grid_with_a_corner_a_space_off_is_refused_then_found_by_the_corner_search(scene):
+    # what a glare spot on the board's edge near a corner does to the outline: one corner a
+    # space out; the local steps stop short of it, the corner search does not
+    from vision.pairs import refine_grid, search_corners
+    g = scene.grid_corners
+    unit = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    off = unit.copy()
+    off[1] += (1.0, -1.0)                     # the top-right corner a space out both ways
+    h = cv2.getPerspectiveTransform(unit, np.float32(g))
+    bad = cv2.perspectiveTransform(off[None], h)[0]
+    assert not check_grid(scene.image, bad, LAYOUT).ok
+    found = refine_grid(scene.image, search_corners(scene.image, bad, LAYOUT), LAYOUT)
+    assert check_grid(scene.image, found, LAYOUT).ok
+    assert np.abs(found - g).max() < 0.2 * _space(scene)
