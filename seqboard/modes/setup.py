@@ -369,7 +369,8 @@ class Guide:
         if not self.page:
             return
         from ..dashboard import Dashboard
-        port = self.page_port or self.current("dashboard", "port")
+        # page_port 0: any free port (the tests); None: the configured one
+        port = self.page_port if self.page_port is not None else self.current("dashboard", "port")
         pin = self.current("dashboard", "pin") or None
         dash = Dashboard(None, Path(self.current("records", "dir")).expanduser(), None,
                          pin=pin, host=self.current("dashboard", "host"), port=port,

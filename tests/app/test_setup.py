@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 import threading
 import time
 import tomllib
@@ -34,12 +33,6 @@ def pins():
     yield Device.pin_factory
     Device.pin_factory.reset()
     Device.pin_factory = None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Answers(io.StringIO):
@@ -132,7 +125,7 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     img = render(builtin_layout("classic"), Observation.empty(10, 10), Conditions(tilt_deg=12),
                  seed=1, jitter=0).image
     cv2.imwrite(str(frames / "empty.png"), img)
-    port = free_port()
+    port = 8099               # the page's port during games: written, not bound here
     config = home / "board.toml"
     out = io.StringIO()
     answers = Answers([
@@ -151,14 +144,15 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     page = {}
 
     def look_at_the_page():
-        base = f"http://127.0.0.1:{port}"
+        base = f"http://127.0.0.1:{guide.dash.port}"      # the setup page: any free port
         page["state"] = json.loads(urllib.request.urlopen(base + "/api/state", timeout=10).read())
         r = urllib.request.urlopen(base + "/qr.svg", timeout=10)
         page["qr"] = (r.headers["Content-Type"], r.read())
         page["camera"] = urllib.request.urlopen(base + "/camera.jpg", timeout=10).read()
     answers.at("Enter to close it", look_at_the_page)
     presser = press_when_ready(pins, [16, 12])
-    code = Guide(config, inp=answers, out=out, page=True, page_port=port, mock_gpio=True).run()
+    guide = Guide(config, inp=answers, out=out, page=True, page_port=0, mock_gpio=True)
+    code = guide.run()
     presser.join(5)
     said = out.getvalue()
     assert code == 0, said
@@ -261,7 +255,7 @@ def test_setup_answered_from_the_page_alone(home):
     from firmware_bridge.emulator import Emulator
     emu = Emulator(7, 7, sensor="occupancy")              # the travel board
     matrix = emu.start_tcp(0)                              # a port of its own (see above)
-    port = free_port()
+    port = 8099               # the page's port during games: written, not bound here
     config = home / "board.toml"
     config.write_text('[dashboard]\npin = "1357"\n', "utf-8")    # the file's PIN guards the page
     answers = [("go through the setup again", "y"), ("edition", "travel"),
@@ -272,12 +266,13 @@ def test_setup_answered_from_the_page_alone(home):
                ("replace", "y"), ("at every boot", "n"), ("board elsewhere", "no"),
                ("Enter to close", "")]
     out, terminal = io.StringIO(), Silent()
-    guide = Guide(config, inp=terminal, out=out, page=True, page_port=port, link_wait=30)
+    guide = Guide(config, inp=terminal, out=out, page=True, page_port=0, link_wait=30)
     result = {}
     run = threading.Thread(target=lambda: result.update(code=guide.run()), daemon=True)
 
     def post(path, body, cookie=None):
-        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(),
+        req = urllib.request.Request(f"http://127.0.0.1:{guide.dash.port}{path}",
+                                     json.dumps(body).encode(),
                                      {"Content-Type": "application/json", "X-Seqboard": "1",
                                       **({"Cookie": cookie} if cookie else {})})
         try:
@@ -287,17 +282,15 @@ def test_setup_answered_from_the_page_alone(home):
             return exc.code, json.loads(exc.read()), None
 
     def state():
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{guide.dash.port}/api/state",
+                                    timeout=10) as r:
             return json.loads(r.read())
     try:
         run.start()
         end = time.monotonic() + 60
-        while time.monotonic() < end:
-            try:
-                state()
-                break
-            except OSError:
-                time.sleep(0.1)
+        while guide.dash is None and time.monotonic() < end:       # the page starts first
+            time.sleep(0.05)
+        assert guide.dash is not None, out.getvalue()
         status, body, _ = post("/api/setup/answer", {"answer": "travel"})
         assert status == 401                                   # answering needs the PIN
         status, body, cookie = post("/api/login", {"pin": "1357"})
