@@ -37,6 +37,7 @@ and its moves compared with the true game's:
     python benchmarks/video.py --quick        # one short game (what the test suite runs)
     python benchmarks/video.py --keep DIR     # keep the frames, records and configs in DIR
     python benchmarks/video.py --looks plain  # the project's own look (the old films)
+    python benchmarks/video.py --only 4,7     # games 4 and 7 of the 10 alone (the same films)
 
 Progress goes to stderr.
 """
@@ -285,13 +286,16 @@ def game_look(seed: int, g: int, looks: str) -> Look | None:
     return look
 
 
-def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str = "heldout") -> dict:
+def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str = "heldout",
+        only: list[int] | None = None) -> dict:
     totals = {"games": 0, "moves": 0, "phantom": 0, "missed": 0, "caught_up": 0, "warnings": 0,
               "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0,
               "refused": 0, "heldout_games": 0}
     per_game = []
     t0 = time.perf_counter()
     for g in range(games):
+        if only and g + 1 not in only:
+            continue
         gseed = seed * 1000 + g
         players = 2 if g % 3 != 2 else 3
         hidden = 0 if g % 4 == 0 else 1 + (g % 3 == 1)
@@ -357,8 +361,15 @@ def main(argv=None) -> int:
     ap.add_argument("--looks", choices=("heldout", "plain"), default="heldout",
                     help="heldout (default): each game in a look drawn from the held-out "
                          "families of vision/looks.py; plain: the project's own look")
+    ap.add_argument("--only", metavar="N,N", default="",
+                    help="film and referee only these games of the --games (numbered from 1, "
+                         "as in the table), e.g. --only 4,7: the same films as in a full run")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    try:
+        only = [int(x) for x in args.only.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--only: numbers separated by commas, not {args.only!r}")
     games = 1 if args.quick else args.games
     if games < 1:
         ap.error("--games: at least 1")
@@ -369,10 +380,10 @@ def main(argv=None) -> int:
     if args.keep:
         work = Path(args.keep).resolve()
         work.mkdir(parents=True, exist_ok=True)
-        totals = run(games, args.seed, work, args.quick, progress, args.looks)
+        totals = run(games, args.seed, work, args.quick, progress, args.looks, only)
     else:
         with tempfile.TemporaryDirectory(prefix="seqboard-video-") as tmp:
-            totals = run(games, args.seed, Path(tmp), args.quick, progress, args.looks)
+            totals = run(games, args.seed, Path(tmp), args.quick, progress, args.looks, only)
     result = figures(totals)
     if args.json:
         print(json.dumps(result))
