@@ -78,6 +78,8 @@ class Session:
         self.hints_at = -1
         #: a series of missed moves waiting for a person's confirmation (see observe)
         self.pending_catchup: tuple[catchup.Series, Observation, dict] | None = None
+        #: spaces, unknown, where a move the camera did not see may be (engine/evidence.py)
+        self.hidden_move: frozenset[int] = frozenset()
         #: the sensing tells where chips are, not their colour (an occupancy matrix)
         self.colour_blind = False
         #: a series this long or longer is accepted only when a person confirms it
@@ -146,7 +148,8 @@ class Session:
         sequence, or touching such a space) becomes unknown: it is waited on, never judged.
         The screened observation is the one judged and recorded."""
         r = self.referee
-        screened = evidence.screen(r, obs)
+        screened = evidence.screen(r, obs, hidden=self.hidden_move)
+        self.hidden_move = screened.hidden
         obs = screened.observation
         if screened.waiting != self.waiting:
             self.waiting = screened.waiting
@@ -418,6 +421,7 @@ class Session:
         r = self.referee
         if obs is None or self.seat_policy is not None:
             return False            # remote play: the other board would not follow
+        self.hidden_move = frozenset()
         board = r.board
         changed = []
         for i, st in enumerate(obs.states):
@@ -684,6 +688,7 @@ class Session:
             self._rebuild_game_without_last()
         self.warning = None
         self.pending_catchup = None
+        self.hidden_move = frozenset()
         self.ended = False
         self._withdraw_proposal()
         self._log_line("undo", v.message)

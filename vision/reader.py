@@ -69,6 +69,11 @@ def drawn_reference(layout: Layout) -> Reference:
 #: (0.84 of spaces right against the twins' 0.89 on the development set): not used.
 COMBINE = {"calibrated": (0.9, 0.02), "alone": None}
 
+#: a space within this of its empty picture (mean grey levels over its small picture and its
+#: rings, as vision.classify.classify measures) is not covered, whatever the model says:
+#: the features' own test for "nothing covers it" (0.6 x EMPTY_BELOW)
+SAME_AS_EMPTY = 0.6 * 9.0
+
 #: most spaces within this of the layout's own pictures: the board is printed like ours
 OUR_PRINTING = 12.0
 
@@ -145,6 +150,8 @@ class BoardReader:
                 f.norm, self.reference.patch if self.calibration is not None else None))
             timings["model_ms"] = (time.perf_counter() - t3) * 1000
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine)
+            if self.calibration is not None:
+                hand = self._uncovered(hand, f)
         # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)
         conf, doubted = doubt(states, conf, hand, f,
                               None if self.calibration is None and self._pairs and not ours
@@ -169,6 +176,23 @@ class BoardReader:
         return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
                             self.corners.copy(), board, timings=timings,
                             doubtful=tuple(bool(d) for d in doubted))
+
+    def _uncovered(self, hand: np.ndarray, f) -> np.ndarray:
+        """``hand`` less the spaces that look as they did on the empty board (within
+        :data:`SAME_AS_EMPTY` of it): nothing covers them. A glare spot or a picture that
+        the learned classifier takes for a cover was there at calibration too; taken for a
+        hand, it would hold every frame back (a frame with a hand is never judged). They
+        stay unknown (the classifier made them so), and only a cover is no longer claimed."""
+        hand = np.asarray(hand, bool)
+        if not hand.any():
+            return hand
+        ref = self.reference
+        i = np.flatnonzero(hand)
+        diff = np.maximum(np.abs(f.patch[i] - ref.patch[i]).mean(axis=1),
+                          np.abs(f.radial[i] - ref.radial[i]).mean(axis=2).max(axis=1))
+        out = hand.copy()
+        out[i[diff < SAME_AS_EMPTY]] = False
+        return out
 
     def _nothing(self, problem: str, found: bool = False) -> FrameReading:
         lay = self.layout
