@@ -24,9 +24,10 @@ space that differs from the game and is doubtful:
   chip there, unseen. Judged at once, that would be a false "out of turn" warning, or a
   caught-up series in the wrong order that puts every later move one turn out. Every new
   chip waits (one placed where the board was seen empty came after the hidden move) until
-  one of those spaces shows a chip (the series is then caught up), or none of them is
-  unknown any more (then the chip is judged: a real move out of turn is warned). The
-  session passes :attr:`Screened.hidden` from one screen to the next.
+  one of those spaces shows a chip (that move is judged first, then the same board again:
+  the chips that waited, in turn), or none of them is unknown any more (then the chip is
+  judged: a real move out of turn is warned). The session passes :attr:`Screened.hidden`
+  from one screen to the next.
 
 An unknown space is ignored by the referee (it waits: nothing is applied, nothing is
 warned). The screened observation is what is judged, recorded and replayed, so a replay
@@ -160,8 +161,13 @@ def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str
                and (st is SpaceState.UNKNOWN or why.get(i) in ("doubtful", "beside"))}
     new = [i for i in diff if i not in why and seen.states[i].is_colour and cells[i] == 0]
     if hidden:
-        if any(seen.states[i].is_chip for i in hidden) or not (hidden & unknown):
-            return frozenset()           # the hidden move shows, or nothing can hide it
+        if any(seen.states[i].is_chip for i in hidden):
+            # the hidden move shows: it is judged first, the chips that waited on it after
+            # it (the session judges the same board again)
+            why.update({i: "turn" for i in new if i not in hidden})
+            return frozenset()
+        if not (hidden & unknown):
+            return frozenset()           # nothing can hide it: judged as it stands
         why.update({i: "turn" for i in new})
         return frozenset(hidden & unknown)
     if not unknown:

@@ -148,6 +148,7 @@ class Session:
         sequence, or touching such a space) becomes unknown: it is waited on, never judged.
         The screened observation is the one judged and recorded."""
         r = self.referee
+        seen = obs
         screened = evidence.screen(r, obs, hidden=self.hidden_move)
         self.hidden_move = screened.hidden
         obs = screened.observation
@@ -248,6 +249,10 @@ class Session:
                          {"computer_card": card} if proposed else {}))
         if r.over:
             self.finish()
+        elif not self.hidden_move and any(why == "turn" for _, why in screened.why):
+            # a move hidden from the camera was judged: the chips that waited on it are
+            # judged now, on the same board (the camera reports a board only once)
+            self.observe(seen, at)
         return v
 
     # --- judging with the card laid (issue 24) ----------------------------------------------
