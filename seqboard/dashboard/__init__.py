@@ -614,26 +614,10 @@ class Dashboard:
             if "error" in result:
                 return error(result.get("status", 400), result["error"])
             return JSONResponse({"ok": True, "action": "five", **result})
+
         async def answered(work_fn):
             """Run ``work_fn`` on the main loop; its dict is the answer to this request."""
-            loop = asyncio.get_running_loop()
-            done: asyncio.Future = loop.create_future()
-
-            def work():
-                try:
-                    result = work_fn()
-                except Exception as exc:            # a bug: one line, the page gets a 500
-                    log.error("dashboard: action failed: %s: %s", type(exc).__name__, exc)
-                    result = {"error": "the action failed", "status": 500}
-                try:
-                    loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
-                except RuntimeError:
-                    pass
-            dash.commands.call(work)
-            try:
-                result = await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
-            except TimeoutError:
-                return error(503, "the board did not answer in time: try again")
+            result = await in_main_loop(work_fn)
             if "error" in result:
                 return error(result.get("status", 409), result["error"])
             return JSONResponse({"ok": True, **result}, headers={"Cache-Control": "no-store"})
