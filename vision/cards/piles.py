@@ -149,9 +149,16 @@ class PileWatcher:
     ``update(frame)`` returns the cards laid since the last call: (seat, code or None)."""
 
     def __init__(self, spots: list[PileSpot], still_frames: int = 3, threshold: float = 12.0,
-                 reader=None) -> None:
+                 reader=None, still=None) -> None:
+        """``still``: a function giving a full-resolution picture of the same view now (the
+        Pi camera's :meth:`~vision.sources.Picamera2Source.still`), or None. With it, a pile
+        whose cards are too small in the stream to read an index (under ``MIN_CARD_PX``) is
+        read from a still taken when its change is seen; the stream finds the change."""
         from .reader import read_pile
         self.spots = list(spots)
+        self.still = still
+        self.stills_taken = 0
+        self.problem: str | None = None   # why the stills are not used, said once
         self.still_frames = still_frames
         self.threshold = threshold
         self.read = reader or read_pile
@@ -166,8 +173,50 @@ class PileWatcher:
         d = cv2.absdiff(cv2.GaussianBlur(a, (5, 5), 0), cv2.GaussianBlur(b, (5, 5), 0))
         return float((d.max(axis=2) > 30).mean() * 100)
 
+    def _from_still(self, frame: np.ndarray, sp: PileSpot, base: np.ndarray, shot: list):
+        """(after, before, card_px) of ``sp`` at the still's resolution, or None when there
+        is no still to take (or it failed)."""
+        if self.still is None or sp.card_px >= MIN_CARD_PX:
+            return None
+        if not shot:
+            try:
+                shot.append(self.still())
+            except Exception:             # noqa: BLE001 - a camera error: read the stream
+                shot.append(None)
+            self.stills_taken += 1
+        still = shot[0]
+        if still is None or still.shape[1] <= frame.shape[1] or not self.same_view(frame, still, sp):
+            return None
+        k = still.shape[1] / frame.shape[1]
+        big = PileSpot(sp.seat, sp.x * k, sp.y * k, sp.card_px * k)
+        x0, y0, x1, y1 = big.region(still.shape)
+        after = still[y0:y1, x0:x1]
+        if after.shape[0] < 8 or after.shape[1] < 8:
+            return None
+        before = cv2.resize(base, (after.shape[1], after.shape[0]), interpolation=cv2.INTER_LINEAR)
+        return after, before, big.card_px
+
+    def same_view(self, frame: np.ndarray, still: np.ndarray, sp: PileSpot) -> bool:
+        """Whether ``still`` shows the view of ``frame`` round the spot ``sp`` (the still
+        pile: a camera whose video mode crops the sensor gives a still of a wider view, whose
+        pixels do not map onto the frame's). Said once in ``self.problem`` when it does not."""
+        small = cv2.resize(still, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_AREA)
+        wide = PileSpot(sp.seat, sp.x, sp.y, sp.card_px * 2)
+        x0, y0, x1, y1 = wide.region(frame.shape)
+        a, b = (cv2.GaussianBlur(cv2.cvtColor(im[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (5, 5), 0)
+                .astype(np.float32).ravel() for im in (small, frame))
+        ok = float(np.corrcoef(a, b)[0, 1]) > 0.9 if a.std() > 1 and b.std() > 1 else \
+            float(np.median(np.abs(a - b))) < 12
+        if not ok and self.problem is None:
+            self.problem = ("the camera's full-resolution still does not show the same view as "
+                            "its video frames (the video mode crops the sensor): the cards are "
+                            "read from the frames; give camera.width and camera.height the "
+                            "sensor's shape (docs/calibration.md)")
+        return ok
+
     def update(self, frame: np.ndarray) -> list[tuple[int, str | None]]:
         out = []
+        shot: list = []                   # the full-resolution still, taken once a frame
         for sp in self.spots:
             x0, y0, x1, y1 = sp.region(frame.shape)
             if x1 - x0 < 8 or y1 - y0 < 8:
@@ -190,7 +239,8 @@ class PileWatcher:
             tried = self._tried.get(sp.seat)
             if tried is not None and self._change(tried, crop) < 0.5:
                 continue                  # this picture was read already: unknown
-            reading = self.read(crop, base, sp.card_px)
+            big = self._from_still(frame, sp, base, shot)
+            reading = self.read(*big) if big is not None else self.read(crop, base, sp.card_px)
             self._still[sp.seat] = 0
             if reading.code is None:
                 # unknown (a hand over the index, a blur): said once, read again when the
