@@ -159,19 +159,22 @@ def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str
     unknown = {i for i, st in enumerate(obs.states)
                if cells[i] == 0 and i not in free
                and (st is SpaceState.UNKNOWN or why.get(i) in ("doubtful", "beside"))}
-    new = [i for i in diff if i not in why and seen.states[i].is_colour and cells[i] == 0]
+    others = [i for i in diff if i not in why]          # the differences to be judged
+    new = [i for i in others if seen.states[i].is_colour and cells[i] == 0]
     if hidden:
         if any(seen.states[i].is_chip for i in hidden):
-            # the hidden move shows: it is judged first, the chips that waited on it after
-            # it (the session judges the same board again)
-            why.update({i: "turn" for i in new if i not in hidden})
+            # the hidden move shows: it is judged first, the rest after it (the session
+            # judges the same board again)
+            why.update({i: "turn" for i in others if i not in hidden})
             return frozenset()
         if not (hidden & unknown):
             return frozenset()           # nothing can hide it: judged as it stands
-        why.update({i: "turn" for i in new})
+        # still hidden: nothing is judged, a removal no more than a chip (it may be the
+        # next turn's)
+        why.update({i: "turn" for i in others})
         return frozenset(hidden & unknown)
-    if not unknown:
-        return frozenset()
+    if not unknown or len(new) != len(others):
+        return frozenset()      # a chip taken off or changed: some team's move shows
     order = [referee.colours[(referee.team + k) % referee.n_teams] for k in range(referee.n_teams)]
     placed = {seen.states[i].value for i in new}
     ahead = []
@@ -181,7 +184,7 @@ def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str
             ahead.append(i)
     if not ahead:
         return frozenset()
-    why.update({i: "turn" for i in new})
+    why.update({i: "turn" for i in others})
     return frozenset(unknown)
 
 
