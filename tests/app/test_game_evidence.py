@@ -207,3 +207,15 @@ def test_a_doubtful_chip_on_a_free_corner_does_not_hold_its_neighbours_back(tmp_
     v = s.observe(_seen(ref, {"a10": ("G", 0.3), "a9": ("B", 1.0)}))
     assert v.kind == "placement" and _names(ref, v.spaces) == ["a9"]
     assert _names(ref, s.waiting) == ["a10"]
+
+
+def test_a_chip_taken_off_waits_too_while_a_move_may_be_hidden(tmp_path):
+    """Blue's j5 unseen, green's e6 waiting on it: blue then takes green's h8 off. Judged,
+    that removal would be blue's turn and blue's hidden j5 a move out of turn later."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}))
+    s.observe(_seen(ref, {"j5": ("?", 0.0), "e6": ("G", 1.0)}))
+    s.observe(_seen(ref, {"j5": ("?", 0.0), "e6": ("G", 1.0), "h8": (".", 1.0)}))
+    assert len(ref.moves) == 2 and s.warning is None
+    assert _names(ref, s.waiting) == ["e6", "h8"]
