@@ -159,12 +159,24 @@ class PileWatcher:
         self._last: dict[int, np.ndarray] = {}
         self._still: dict[int, int] = {}
         self._tried: dict[int, np.ndarray] = {}     # a picture read as unknown
+        self._read: dict[int, tuple] = {}   # the last card read: (code, corners, pile before)
 
     @staticmethod
     def _change(a: np.ndarray, b: np.ndarray) -> float:
         """How much ``b`` differs from ``a``: the share of pixels that changed, in %."""
         d = cv2.absdiff(cv2.GaussianBlur(a, (5, 5), 0), cv2.GaussianBlur(b, (5, 5), 0))
         return float((d.max(axis=2) > 30).mean() * 100)
+
+    def _same_card(self, sp: PileSpot, reading) -> bool:
+        """The card last read on this pile, in the same place (read once with a hand still
+        over it, then again when the hand left): not a new card. The same card laid again
+        (two decks) lies elsewhere or at another angle."""
+        last = self._read.get(sp.seat)
+        if last is None or last[0] != reading.code or last[1] is None or reading.quad is None:
+            return False
+        a, b = np.float32(last[1]), np.float32(reading.quad)
+        err = min(float(np.abs(np.roll(a, r, axis=0) - b).max()) for r in range(4))
+        return err < 0.08 * sp.card_px
 
     def update(self, frame: np.ndarray) -> list[tuple[int, str | None]]:
         out = []
@@ -192,6 +204,14 @@ class PileWatcher:
                 continue                  # this picture was read already: unknown
             reading = self.read(crop, base, sp.card_px)
             self._still[sp.seat] = 0
+            if sp.seat in self._read and (reading.code is None or self._same_card(sp, reading)):
+                # the hand that was over the card last read has left: the same card, read
+                # against the pile before it, is not a new card
+                again = self.read(crop, self._read[sp.seat][2], sp.card_px)
+                if self._same_card(sp, again):
+                    self._base[sp.seat] = crop
+                    self._tried.pop(sp.seat, None)
+                    continue
             if reading.code is None:
                 # unknown (a hand over the index, a blur): said once, read again when the
                 # picture changes (the hand leaves); the pile before stays the reference
@@ -201,5 +221,6 @@ class PileWatcher:
                 continue
             self._base[sp.seat] = crop
             self._tried.pop(sp.seat, None)
+            self._read[sp.seat] = (reading.code, reading.quad, base)
             out.append((sp.seat, reading.code))
         return out
