@@ -1,14 +1,18 @@
-"""Read the new top card of a discard pile: find it, straighten it, read its index corners
-and count its pips.
+"""Read the new top card of a discard pile: find it, straighten it, read its index corners.
 
-A classic reader, normalised by the card's own paper: the straightened card is divided by
-its paper colour, so ink is what is darker than the paper in any light and red ink is what
-is redder than it. Each index corner gives a rank glyph and a suit sign (connected ink
-components, in any place of the corner); each is matched against prototypes made from the
-TUNED card families only (:func:`prototypes`, cached in ``prototypes.npz``, rebuilt by
-``python -m vision.cards.train``). A card is named only when its two corners agree, or one
-corner agrees with the pips counted in its middle (a number card or an ace); otherwise it
-is ``unknown`` with the reason. Thresholds were chosen on tuned families (docs/cards.md).
+Finding: the card-sized rectangle that lies on the edges and holds the paper that changed
+between the frames before and after, searched from several starts (the changed part with
+the most paper; on the edges that are new, the changed parts grouped, the two biggest, and
+the part wide enough to be a card). Each rectangle found is read; a card is named only when
+every rectangle that names a card names the same one.
+
+Reading (:func:`read_net`): the learned index reader (:mod:`vision.cards.cardnet`, a small
+CNN trained on the TUNED card families only) reads both index corners of the straightened
+card; a card is named when both corners name it, or one names it surely and the other sees
+no index (a hand over it); otherwise it is ``unknown`` with the reason. Thresholds were
+chosen on tuned piles (docs/cards.md). Without the model file the classic reader
+(:func:`read_classic`: prototypes of rank glyphs and suit signs, ``prototypes.npz``, rebuilt
+by ``python -m vision.cards.train``, with a pip count) reads instead.
 """
 
 from __future__ import annotations
@@ -462,8 +466,7 @@ def _new_card_quads(after, before, card_px):
         # pixels than the card), and the part wide enough to be a card (an arm is narrower)
         mag_new = np.maximum(_gradient(after) - cv2.dilate(_gradient(before), np.ones((3, 3))), 0)
         k = int(0.3 * card_px) | 1
-        grouped = cv2.morphologyEx(cm, cv2.MORPH_CLOSE,
-                                   cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        grouped = _morph_coarse(cm, cv2.MORPH_CLOSE, k)
         n2, lab2, stats2, _ = cv2.connectedComponentsWithStats(grouped)
         big = [j for j in np.argsort(-stats2[:, 4]) if j != 0
                and stats2[j, 4] >= 0.15 * card_px * card_px / 1.4][:2]
@@ -475,15 +478,25 @@ def _new_card_quads(after, before, card_px):
     return [q for q in quads if q is not None]
 
 
+def _morph_coarse(mask: np.ndarray, op: int, diameter: float, f: int = 4) -> np.ndarray:
+    """A closing or opening of ``mask`` by a disk, done at 1/``f`` of the size (a wide disk
+    at full size is slow) and brought back to the mask's size."""
+    h, w = mask.shape
+    small = cv2.resize(mask.astype(np.float32), (max(1, w // f), max(1, h // f)),
+                       interpolation=cv2.INTER_AREA)
+    small = (small > (0.25 if op == cv2.MORPH_CLOSE else 0.5)).astype(np.uint8)
+    k = max(3, int(diameter / f) | 1)
+    out = cv2.morphologyEx(small, op, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return cv2.resize(out, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
 def _card_core(cm: np.ndarray, card_px: float | None) -> np.ndarray | None:
     """The changed part wide enough to be a card: an arm (narrower than a card) and what
     touches it only thinly are cut off by an opening as wide as most of a card's width;
     the biggest part left, grown back a little, within the changed part."""
     if not card_px:
         return None
-    d = int(0.5 * card_px) | 1
-    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d))
-    core = cv2.morphologyEx(cm, cv2.MORPH_OPEN, disk)
+    core = _morph_coarse(cm, cv2.MORPH_OPEN, 0.5 * card_px)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(core)
     if n <= 1:
         return None
