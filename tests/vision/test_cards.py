@@ -175,3 +175,13 @@ def test_card_model_training_command_has_help_with_an_example(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     assert "python -m vision.cards.train net" in out and "tuned" in out
+
+
+def test_the_card_model_trains_on_tuned_families_only_never_a_held_out_face():
+    from vision.cards import train_net
+    rng = np.random.default_rng(0)
+    held_faces = {cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL}
+    for _ in range(200):
+        st = train_net.training_style(rng, ["/nonexistent/Face.ttf"])
+        assert st.family in TUNED
+        assert st.font not in held_faces and not st.font & cv2.FONT_ITALIC
