@@ -361,8 +361,8 @@ def main(argv=None) -> int:
                "  nice -n 10 python -m vision.cards.train net --scenes 600 --out /tmp/c.onnx",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1, help="seed of the data and the training (default 1)")
-    ap.add_argument("--scenes", type=int, default=7000, help="rendered pile scenes (default 7000)")
-    ap.add_argument("--epochs", type=int, default=6, help="passes over the data (default 6)")
+    ap.add_argument("--scenes", type=int, default=6000, help="rendered pile scenes (default 6000)")
+    ap.add_argument("--epochs", type=int, default=5, help="passes over the data (default 5)")
     ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1: on a shared machine more spin and wait)")
