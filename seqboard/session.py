@@ -154,11 +154,20 @@ class Session:
         obs = screened.observation
         if screened.waiting != self.waiting:
             self.waiting = screened.waiting
-            if screened.waiting:
-                names = ", ".join(r.layout.space_name(i) for i in screened.waiting)
+            why = dict(screened.why)
+            turn = [i for i in screened.waiting if why.get(i) == "turn"]
+            unsure = [i for i in screened.waiting if why.get(i) != "turn"]
+            if unsure:
+                names = ", ".join(r.layout.space_name(i) for i in unsure)
                 self._log_line("info", f"waiting: not sure of {names} (a shadow, an arm's edge, "
                                        f"the light?); judged once they read clearly",
-                               spaces=list(screened.waiting))
+                               spaces=unsure)
+            if turn:
+                # chips of later teams, while the move of the team to move may be out of sight
+                names = ", ".join(r.layout.space_name(i) for i in turn)
+                self._log_line("info", f"waiting: {names} wait for {r.colour_name(r.team)}'s move, "
+                                       f"which the camera may not see yet",
+                               spaces=turn)
         self.last_observation = obs
         self.pending_catchup = None
         at = dict(at or {})

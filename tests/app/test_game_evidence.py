@@ -145,6 +145,9 @@ def test_a_chip_out_of_turn_waits_while_a_space_cannot_be_read_and_the_unseen_mo
     assert v.kind == "no_change" and s.warning is None
     assert _names(ref, s.waiting) == ["d4"]
     assert not [e for e in events if e.kind == "warning"]
+    # the table is told why d4 waits: green's move may be out of sight (not "not sure of")
+    assert s.log[-1]["text"] == ("waiting: d4 wait for green's move, which the camera may "
+                                 "not see yet")
     s.observe(_seen(ref, {"c3": ("G", 1.0), "d4": ("B", 1.0)}))
     assert s.warning is None
     assert [(m.space, m.action) for _, m in ref.moves] == [
