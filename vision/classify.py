@@ -436,6 +436,11 @@ MODEL_SURE_BESIDE = 0.9
 #: held-out looks the features take many bare spaces for covered, and the model finds
 #: every hand they find)
 FEATURE_COVERS = False
+#: beside a space the model takes as covered, the features' doubt (a cover, or unknown) counts: a
+#: sleeve of a chip's colour reaching over a space reads as that chip to the model (three
+#: such spaces on 288 frames of tuned looks, seed 5, with the second model), the features
+#: see the cover; the halo stays within one space
+FEATURE_COVERS_BESIDE = True
 
 
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
@@ -462,6 +467,10 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     if hand.any() and cols:
         grid = hand.reshape(-1, cols).astype(np.uint8)
         near = (cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0) & ~hand
+    fcover_beside = np.zeros(n, bool)
+    if by_features is not None and FEATURE_COVERS_BESIDE:
+        fcover_beside = np.asarray(by_features[2], bool) | np.array(
+            [x is SpaceState.UNKNOWN for x in by_features[0]])
     index = {s: k for k, s in enumerate(CLASSES)}
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
@@ -469,7 +478,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         st = CLASSES[int(best[i])]
         p = float(sure[i])
         fs = by_features[0][i] if by_features is not None else None
-        if hand[i] or (near[i] and p < MODEL_SURE_BESIDE):
+        if hand[i] or (near[i] and (p < MODEL_SURE_BESIDE or fcover_beside[i])):
             st = SpaceState.UNKNOWN
         elif p >= MODEL_SURE:
             if fs is not None and fs is not st and p < overrules:

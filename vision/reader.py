@@ -67,7 +67,7 @@ def drawn_reference(layout: Layout) -> Reference:
 #: the features alone. Calibrated, the model overrules the features when 90 % sure. Without
 #: calibration the model (no empty board to compare with) did not win on held-out looks
 #: (0.84 of spaces right against the twins' 0.89 on the development set): not used.
-COMBINE = {"calibrated": (0.9, 0.02), "alone": None}
+COMBINE = {"calibrated": (0.9, 0.02), "alone": (0.9, 0.02)}
 
 #: most spaces within this of the layout's own pictures: the board is printed like ours
 OUR_PRINTING = 12.0
