@@ -548,12 +548,17 @@ class Session:
     def parse_card(self, word: str) -> str:
         """One card typed or tapped (``5h``, ``10d``, ``add``, a picture name), checked
         against the edition's deck; EngineError names it when it is not one."""
-        from engine.cards import CardError, parse_card
         from engine.errors import EngineError
-        ed = self.referee.edition
         if not self.referee.judge_cards:
             raise EngineError("this game does not judge chips with the card laid "
                               "(game.judge_cards = true in the configuration)")
+        return self._deck_card(word)
+
+    def _deck_card(self, word: str) -> str:
+        """``word`` as a card of the edition's deck; EngineError names it when it is not."""
+        from engine.cards import CardError, parse_card
+        from engine.errors import EngineError
+        ed = self.referee.edition
         deck = set(ed.deck())
         card = word.upper() if word.upper() in deck else word
         if card not in deck:
@@ -566,19 +571,9 @@ class Session:
     def parse_hand(self, words: list[str]) -> list[str]:
         """Cards typed by a person (``5h 10d js``, or picture names in the Jewish Edition),
         checked against the edition's deck; EngineError names the one at fault."""
-        from engine.cards import CardError, parse_card
         from engine.errors import EngineError
         ed = self.referee.edition
-        deck = set(ed.deck())
-        cards = []
-        for w in words:
-            card = w.upper() if w.upper() in deck else w
-            if card not in deck:
-                try:
-                    card = parse_card(w)
-                except CardError:
-                    raise EngineError(f"{w!r} is not a card of {ed.title}") from None
-            cards.append(card)
+        cards = [self._deck_card(w) for w in words]
         size = ed.hand_size(self.referee.n_players)
         if not 1 <= len(cards) <= size:
             raise EngineError(f"a hand holds 1 to {size} cards, not {len(cards)}")

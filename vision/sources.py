@@ -207,6 +207,13 @@ class Picamera2Source:
                 main={"size": (width, height), "format": "RGB888"},
                 controls={"FrameRate": fps})
             self.cam.configure(config)
+            # the sensor's full resolution at the stream's shape, for the cards on the
+            # discard piles (docs/cards.md); vision.cards.piles checks it shows the same view
+            sw, sh = self.cam.sensor_resolution
+            size = (sw, sw * height // width // 2 * 2) if sw * height <= sh * width \
+                else (sh * width // height // 2 * 2, sh)
+            self.still_config = self.cam.create_still_configuration(
+                main={"size": size, "format": "RGB888"})
             if locked:
                 self.lock(locked)
             self.cam.start()
@@ -233,6 +240,11 @@ class Picamera2Source:
     def read(self) -> np.ndarray | None:
         # "RGB888" in picamera2 is B, G, R in memory: what OpenCV expects.
         return self.cam.capture_array("main")
+
+    def still(self) -> np.ndarray:
+        """A full-resolution picture of the same view (the video stream pauses for it, a
+        few hundred milliseconds), for reading a card's index on a discard pile."""
+        return self.cam.switch_mode_and_capture_array(self.still_config, "main")
 
     def close(self) -> None:
         self.cam.stop()

@@ -614,26 +614,10 @@ class Dashboard:
             if "error" in result:
                 return error(result.get("status", 400), result["error"])
             return JSONResponse({"ok": True, "action": "five", **result})
+
         async def answered(work_fn):
             """Run ``work_fn`` on the main loop; its dict is the answer to this request."""
-            loop = asyncio.get_running_loop()
-            done: asyncio.Future = loop.create_future()
-
-            def work():
-                try:
-                    result = work_fn()
-                except Exception as exc:            # a bug: one line, the page gets a 500
-                    log.error("dashboard: action failed: %s: %s", type(exc).__name__, exc)
-                    result = {"error": "the action failed", "status": 500}
-                try:
-                    loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
-                except RuntimeError:
-                    pass
-            dash.commands.call(work)
-            try:
-                result = await asyncio.wait_for(asyncio.shield(done), HINT_WAIT)
-            except TimeoutError:
-                return error(503, "the board did not answer in time: try again")
+            result = await in_main_loop(work_fn)
             if "error" in result:
                 return error(result.get("status", 409), result["error"])
             return JSONResponse({"ok": True, **result}, headers={"Cache-Control": "no-store"})
@@ -642,15 +626,35 @@ class Dashboard:
             data = await acting(request)
             if isinstance(data, Response):
                 return data
-            bad = fields(data, {})
+            step = request.path_params["step"]
+            bad = fields(data, {"seat": 2, "x": 12, "y": 12} if step == "pile" else {},
+                         ("seat",) if step == "pile" else ())
             if bad is not None:
                 return bad
             cal = dash.calibrator
             if cal is None:
                 return error(409, "not calibrating: start `seqboard calibrate --serve`")
-            step = request.path_params["step"]
-            if step not in ("capture", "save"):
+            if step not in ("capture", "save", "pile"):
                 return error(404, "no such step")
+            if step == "pile":
+                # a seat's discard pile: a card laid there, clicked on the picture
+                try:
+                    seat = int(data["seat"])
+                    x = float(data["x"]) if "x" in data else None
+                    y = float(data["y"]) if "y" in data else None
+                except ValueError:
+                    return error(400, "seat, x, y: numbers (the seat from 1, x and y in the "
+                                      "picture's pixels)")
+                if not 1 <= seat <= 12 or (x is None) != (y is None) or \
+                        not all(v is None or math.isfinite(v) for v in (x, y)):
+                    return error(400, "seat: 1 to 12; x and y: both or neither, finite")
+                result = await asyncio.to_thread(cal.mark_pile, seat - 1, x, y)
+                dash._seq += 1
+                dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
+                                          "sent": time.time(), "camera": dash.has_camera(),
+                                          "calibration": {"step": "pile", **result},
+                                          "language": i18n.configured()}))
+                return JSONResponse(result, status_code=200 if result.get("ok") else 422)
             if step == "capture":
                 def progress(frame: int, total: int) -> None:     # from the capturing thread
                     dash._seq += 1

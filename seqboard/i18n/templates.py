@@ -32,6 +32,8 @@ PLAIN = {
     # the sensing and remote play
     N_("empty"), N_("white"), N_("unknown"),
     N_("waiting for the other board to join: take the chip back"),
+    # judging with the card laid, a card the camera saw but could not read
+    N_("a card (unread) laid: waiting for its chip"),
 } | set(RULES.values())
 
 TEMPLATES = [
@@ -89,6 +91,32 @@ TEMPLATES = [
     N_("{n} hint(s) for {team}"),
     N_("resumed {name} at move {n}"),
     N_("indicator error: {error}"),
+    # judging with the card laid (engine/referee.py, engine/card_check.py, docs/cards.md)
+    N_("{card} laid: waiting for its chip"),
+    N_("dead card {card} traded; {then}"),
+    N_("a chip on {space}: waiting for the card laid"),
+    N_("a chip taken off {space}: waiting for the card laid"),
+    N_("{card} laid: the chip on {space} removed"),
+    N_("{card} laid: it removes a chip, but a chip was placed on {space}"),
+    N_("{card} laid: only a one-eyed jack removes a chip, but the chip on {space} was taken "
+       "away"),
+    N_("{card} laid: a chip on {space}"),
+    N_("{card} laid: {space} was not open"),
+    N_("{card} laid: the chip on {space} is a free corner; {where_it_is}"),
+    N_("{card} laid: the chip on {space} is the {symbol}; {where_it_is}"),
+    N_("{card} is not on this board"),
+    N_("{card} is on {space}"),
+    N_("{card} is on {space} or {space2}"),
+    N_("both {card} spaces are taken ({space}): a dead card to trade"),
+    N_("both {card} spaces are taken ({space} or {space2}): a dead card to trade"),
+    N_("{card} laid on player {n}'s pile, but it is player {i}'s turn"),
+    N_("{card} laid with no chip, then {card2}: {reason}"),
+    N_("the card laid on player {n}'s pile cannot be read: type it (k 5h) or tap it on the "
+       "page"),
+    N_("{move}: {card} laid"),
+    N_("{move}: a card unread laid"),
+    N_("waiting: not sure of {spaces} (a shadow, an arm's edge, the light?); judged once "
+       "they read clearly"),
     # the demo's deliberate mistakes (seqboard/commands/demo.py)
     N_("demo: a deliberate mistake to show the referee at work: {mistake}"),
     N_("a chip of the wrong colour goes down on {space}"),

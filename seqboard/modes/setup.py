@@ -477,6 +477,7 @@ class Guide:
             result = cal.capture()
             self.show("board", camera=True)
             if result["ok"]:
+                self.piles(cal)
                 saved = cal.save()
                 if saved["ok"]:
                     self.say(f"  calibrated ({saved['method']}): saved {saved['path']}; check "
@@ -490,6 +491,32 @@ class Guide:
             if not self.yes("try again?", True):
                 self.say("  not calibrated: `seqboard calibrate` does it later (docs/calibration.md)")
                 return
+
+    def piles(self, cal) -> None:
+        """Judging each chip against the card laid: where each seat's discard pile lies, from
+        a card laid there (docs/cards.md). Saved with the calibration."""
+        judge = self.yes("will the camera read the cards laid on the discard piles, to judge "
+                         "each chip against its card?", bool(self.current("game", "judge_cards")))
+        self.set("game", "judge_cards", judge)
+        if not judge:
+            return
+        for seat in range(int(self.current("game", "players"))):
+            while True:
+                answer = self.line(f"Lay a card on player {seat + 1}'s discard pile, where it "
+                                   f"will lie in the game; Enter when it lies there, s to skip: ")
+                if answer.lower().startswith("s"):
+                    self.say(f"  player {seat + 1}'s pile skipped: `seqboard calibrate --pile` "
+                             f"learns it later; cards there are typed (k 5h) or tapped")
+                    break
+                got = cal.mark_pile(seat)
+                self.show("board", camera=True)
+                if got["ok"]:
+                    self.say(f"  player {seat + 1}'s pile at ({got['x']:.0f}, {got['y']:.0f}), "
+                             f"a card {got['card_px']:.0f} pixels long")
+                    for w in got["warnings"]:
+                        self.say(f"  warning: {w}")
+                    break
+                self.say(f"  {got['problem']}")
 
     def matrix(self) -> None:
         from firmware_bridge.link import LinkError, MatrixLink

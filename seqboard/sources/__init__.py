@@ -241,6 +241,7 @@ class CameraSource:
         #: the discard piles watched for new cards (vision.cards.piles.PileWatcher), when
         #: the game judges chips with the cards laid and the piles are calibrated
         self.piles = None
+        self._piles_problem_said = False
 
     def poll(self, now: float) -> Observation | None:
         frame = self.frames.read()
@@ -268,6 +269,9 @@ class CameraSource:
                     self.session.lay_card(code, seat, via="camera")
                 except EngineError as exc:     # a card read that is not of this edition
                     self.session._log_line("info", f"seat {seat + 1}'s pile: {exc}")
+            if self.piles.problem and not self._piles_problem_said:
+                self._piles_problem_said = True
+                self.session._log_line("info", self.piles.problem)
         reading = self.reader.read(frame)
         self.last_frame, self.last_reading = frame, reading
         obs = self.stabiliser.update(reading, t, names=self.reader.layout.space_name)
@@ -327,15 +331,16 @@ def _camera_factory(cfg, speed: float = 1.0) -> Callable[[Session], object]:
         src = CameraSource(frames, reader, Stabiliser(settle=cfg["camera.settle_seconds"]),
                            name=f"camera {device!r}", session=session)
         if session.referee.judge_cards:
-            src.piles = _pile_watcher(path, session)
+            src.piles = _pile_watcher(path, session, getattr(frames, "still", None))
         session.subscribe(lambda ev, view: src.forget() if ev.kind in ("undo", "cleared") else None)
         return src
     return make
 
 
-def _pile_watcher(calibration_path, session: Session):
+def _pile_watcher(calibration_path, session: Session, still=None):
     """The discard piles `seqboard calibrate --pile/--pile-card` learnt, watched for new
-    cards; None (the cards are typed or tapped) when there are none."""
+    cards; None (the cards are typed or tapped) when there are none. ``still``: the
+    camera's full-resolution picture (the Pi camera), for piles too small in the stream."""
     from vision.cards.piles import PileError, PileWatcher, load_spots, piles_path
     path = piles_path(calibration_path)
     if not path.exists():
@@ -346,7 +351,7 @@ def _pile_watcher(calibration_path, session: Session):
         spots, _ = load_spots(path)
     except PileError as exc:
         raise UserError(f"camera.calibration: {exc}") from None
-    return PileWatcher(spots)
+    return PileWatcher(spots, still=still)
 
 
 def _matrix_factory(cfg) -> Callable[[Session], object]:

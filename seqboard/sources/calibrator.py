@@ -24,6 +24,9 @@ class Calibrator:
         self.warnings: list[str] = []
         #: told of each frame read while capturing: (frame, of how many); the page's progress
         self.progress: Callable[[int, int], None] | None = None
+        self.empty = None                 # the frame of the empty board the grid was found in
+        self.spots: dict = {}             # seat -> vision.cards.piles.PileSpot
+        self._piles_before = None         # the table before the last card laid on a pile
 
     def report(self, frame: int, total: int) -> None:
         """``frames()`` calls it for each frame it reads."""
@@ -52,6 +55,7 @@ class Calibrator:
             self.cal = None
             return {"ok": False, "problem": str(exc)}
         last = frames[-1]
+        self.empty = self._piles_before = last
         reading = BoardReader(cal, lay).read(last)
         self.cal, self.picture = cal, draw_reading(last, reading)
         warnings = []
@@ -91,18 +95,80 @@ class Calibrator:
         ok, buf = cv2.imencode(".jpg", self.picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return buf.tobytes() if ok else None
 
+    def mark_pile(self, seat: int, x: float | None = None, y: float | None = None) -> dict:
+        """Learn seat ``seat``'s (0-based) discard pile spot from a card laid there since
+        the empty board was captured: found near (x, y) (a click on the page's picture) or,
+        without a place, as the card laid since the last spot was learnt. What happened,
+        for a person; the spots are written by :meth:`save`."""
+        from vision.cards.piles import PileError, spot_from_card, spot_problems
+        if self.empty is None:
+            return {"ok": False, "problem": "capture the empty board first"}
+        frames, _ = self.frames()
+        if not frames:
+            return {"ok": False, "problem": "no frame from the camera"}
+        now = frames[-1]
+        if now.shape != self.empty.shape:
+            return {"ok": False, "problem": "the camera's picture changed size since the "
+                                            "board was captured: capture again"}
+        before = self._piles_before
+        if x is not None and y is not None:
+            # only what changed round the place clicked, against the empty table
+            h, w = now.shape[:2]
+            if not (0 <= x < w and 0 <= y < h):
+                return {"ok": False, "problem": f"({x:.0f}, {y:.0f}) is outside the "
+                                                f"{w} x {h} picture"}
+            space = self._space_px()
+            half = int(3 * space)
+            x0, y0 = max(0, int(x) - half), max(0, int(y) - half)
+            x1, y1 = min(w, int(x) + half), min(h, int(y) + half)
+            before = now.copy()
+            before[y0:y1, x0:x1] = self.empty[y0:y1, x0:x1]
+        try:
+            spot = spot_from_card(before, now, seat)
+        except PileError as exc:
+            return {"ok": False, "problem": f"{exc}: lay a card on the pile's place, in view"}
+        self.spots[seat] = spot
+        self._piles_before = now
+        warnings = spot_problems(spot, now.shape)
+        if self.picture is not None:
+            self._draw_spot(spot)
+        return {"ok": True, "seat": seat + 1, "x": round(spot.x, 1), "y": round(spot.y, 1),
+                "card_px": round(spot.card_px, 1), "warnings": warnings}
+
+    def _space_px(self) -> float:
+        import numpy as np
+        c = np.asarray(self.cal.corners, np.float32)
+        return float(np.linalg.norm(c[1] - c[0])) / self.layout.cols
+
+    def _draw_spot(self, spot) -> None:
+        import cv2
+        r = int(spot.card_px / 2)
+        centre = (int(spot.x), int(spot.y))
+        cv2.circle(self.picture, centre, r, (0, 200, 255), 3)
+        cv2.putText(self.picture, f"pile {spot.seat + 1}", (centre[0] - r, centre[1] - r - 8),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 200, 255), 2)
+
     def save(self) -> dict:
-        """Write the calibration file and the picture beside it (FILE.png)."""
+        """Write the calibration file and the picture beside it (FILE.png), and the pile
+        spots learnt (FILE.piles.json) when there are any."""
         if self.cal is None:
             return {"ok": False, "problem": "capture the empty board first"}
         import cv2
+        out = {}
         try:
             self.cal.save(self.out)
             picture = self.out.with_suffix(".png")
             cv2.imwrite(str(picture), self.picture)
+            if self.spots:
+                from vision.cards.piles import piles_path, save_spots
+                h, w = self.empty.shape[:2]
+                path = piles_path(self.out)
+                save_spots(path, list(self.spots.values()), w, h)
+                out["piles"] = str(path)
         except OSError as exc:
             return {"ok": False, "problem": f"{self.out}: cannot write: {exc.strerror}"}
-        return {"ok": True, "path": str(self.out), "picture": str(picture), "method": self.cal.method}
+        return {"ok": True, "path": str(self.out), "picture": str(picture),
+                "method": self.cal.method, **out}
 
 
 def chips_on_empty_board(frame, corners, layout) -> list[int]:

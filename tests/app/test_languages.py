@@ -328,3 +328,34 @@ def test_the_sensings_and_remote_plays_sentences_too():
     assert i18n.tr("the matrix board is not answering (closed); reconnecting, nothing is judged "
                    "until it is back", "nl") == ("het matrixbord antwoordt niet (closed); opnieuw "
                                                  "verbinden, niets wordt beoordeeld tot het terug is")
+
+
+def test_every_sentence_of_judging_with_cards_has_its_template(tmp_path):
+    """A table judging chips with the cards laid hears every verdict in its language: a
+    wrong space, a chip before its card, an unreadable card, a card out of turn, a dead card
+    traded and one that was not dead."""
+    from .test_card_judging import make, name_of, put
+    s, _path, _ = make(tmp_path)
+    r = s.referee
+    s.lay_card("5H", 0, via="camera")
+    s.observe(put(s, name_of(s, "5D")))                 # the 5D, not the 5H: a violation
+    s.observe(r.expected())
+    s.observe(put(s, name_of(s, "5H", 1)))
+    s.observe(put(s, name_of(s, "QD")))                  # a chip before its card: waits
+    s.lay_card("QD", 1, via="typed")
+    s.lay_card(None, 0, via="camera")                    # unreadable: typed or tapped
+    s.lay_card("2C", 0, via="page")
+    s.lay_card("7S", 0, via="camera")                    # not seat 0's turn now
+    s.lay_card("4H", 1, via="camera")                    # no chip, then another card
+    s.lay_card("9C", 1, via="camera")
+    texts = [line["text"] for line in s.view()["log"]]
+    assert any("wrong" in t or "is the 5D" in t for t in texts)
+    assert any("laid with no chip" in t for t in texts)
+    assert any("but it is player" in t for t in texts)
+    assert _uncovered(texts) == []
+    wrong = name_of(s, "5D")
+    w = f"illegal: 5H laid: the chip on {wrong} is the 5D; 5H is on b2 or g6"
+    assert i18n.tr(w, "de") == (f"unzulässig: 5H gelegt: der Chip auf {wrong} ist die 5D; "
+                                f"5H ist auf b2 oder g6")
+    assert i18n.tr("waiting: not sure of d4, e5 (a shadow, an arm's edge, the light?); judged "
+                   "once they read clearly", "cs").startswith("čekám: nejistá pole d4, e5")

@@ -132,6 +132,7 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
         "classic", "3", "B G R", "Ann, Bob, Cy", "2", "medium",      # the game
         str(port),                                                   # the page
         "camera", str(frames), "",                                   # the camera, calibrate
+        "y", "", "s", "s", "s",           # judge with cards: no card laid yet, then skipped
         "y",                                                         # GPIO wired
         "y", "y", "y",                                               # three turn LEDs lit
         "n", "24", "y",                                              # sequence LED is on 24
@@ -168,6 +169,10 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     # calibrated from the camera's picture, into the home's default place
     cal = home / ".local/share/seqboard/calibration.json"
     assert cal.exists() and "calibrated (" in said
+    # judging with the cards laid: no card on player 1's pile yet (said so), then skipped
+    assert cfg["game"]["judge_cards"] is True
+    assert "no card found laid between the two pictures" in said
+    assert "player 3's pile skipped" in said
     # each LED was lit while the guide asked about it
     assert 5 in lit_when(answers, "turn LED of blue") and 6 in lit_when(answers, "turn LED of green")
     assert 13 in lit_when(answers, "turn LED of red")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
@@ -179,7 +181,13 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
     img = render(layout, Observation.empty(10, 10), Conditions(tilt_deg=12), seed=1, jitter=0).image
     out = tmp_path / "cal.json"
     from seqboard.commands.calibrate import Still
-    cal = Calibrator(layout, out, lambda: ([img], {}))
+    from vision.cards.scene import _place
+    from vision.cards.styles import card_image, random_style
+    canvas = img.astype(np.float32)     # a card laid on player 1's pile, right of the board
+    _place(canvas, card_image("5H", random_style(np.random.default_rng(1), "tuned"), 240),
+           (1120, 300), 8, 170, 0.5)
+    table = {"now": img, "card": np.clip(canvas, 0, 255).astype(np.uint8)}
+    cal = Calibrator(layout, out, lambda: ([table["now"]], {}))
     dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
                      source=Still(img))
     url = dash.start()
@@ -199,9 +207,19 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
         pg.wait_for_function("document.getElementById('cal-picture').naturalWidth > 0")
         assert pg.evaluate("document.getElementById('cal-picture').naturalWidth") == 1280
         assert not out.exists()                        # nothing written before Save
+        # player 1's discard pile: a card laid there, clicked on in the picture
+        expect(pg.locator("#cal-piles")).to_be_visible()
+        table["now"] = table["card"]
+        box = pg.locator("#cal-picture").bounding_box()
+        scale = box["width"] / 1280
+        pg.locator("#cal-picture").click(position={"x": 1115 * scale, "y": 305 * scale})
+        expect(pg.locator("#cal-pile-msg")).to_contain_text("Seat 1's pile found")
+        expect(pg.locator("#cal-pile-seat")).to_have_value("2")
         pg.click("#cal-save")
         expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out))
         assert out.exists() and out.with_suffix(".png").exists()
+        piles = json.loads(out.with_name("cal.piles.json").read_text())["piles"]
+        assert [p["seat"] for p in piles] == [1] and abs(piles[0]["x"] - 1120) < 15
     finally:
         pg.close()
         dash.stop()

@@ -137,3 +137,56 @@ def test_calibrate_serve_gives_the_page_a_live_picture(tmp_path):
         r = client.get("/camera.jpg")
         assert r.status_code == 200
         assert cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR).shape == (20, 30, 3)
+
+
+def test_each_seats_discard_pile_is_learnt_on_the_calibration_page_by_clicking_its_card(tmp_path):
+    """Judging with the cards laid (issue 24): after the empty board, a card is laid on each
+    player's pile; a click on it in the page's picture learns the spot, saved beside the
+    calibration; a click where no card lies says so."""
+    from engine.observation import Observation
+    from seqboard.sources.calibrator import Calibrator
+    from vision.cards.piles import load_spots, piles_path
+    from vision.cards.scene import _place
+    from vision.cards.styles import card_image, random_style
+    from vision.synth import Conditions, render
+
+    empty = render(LAYOUT, Observation.empty(10, 10), Conditions(tilt_deg=8), seed=3,
+                   jitter=0).image
+    style = random_style(np.random.default_rng(1), "tuned")
+    canvas = empty.astype(np.float32)
+    _place(canvas, card_image("5H", style, 240), (1090, 250), 12, 170, 0.5)
+    one = np.clip(canvas, 0, 255).astype(np.uint8)
+    _place(canvas, card_image("9C", style, 240), (150, 520), -20, 170, 0.5)
+    two = np.clip(canvas, 0, 255).astype(np.uint8)
+    table = {"now": empty}
+    cal = Calibrator(LAYOUT, tmp_path / "cal.json", lambda: ([table["now"]], {}))
+    dash = Dashboard(None, tmp_path, None, pin="8642", calibrator=cal)
+    with TestClient(dash.app) as client:
+        assert client.post("/api/login", json={"pin": "8642"}, headers=H).status_code == 200
+        r = client.post("/api/calibrate/pile", json={"seat": "1", "x": "1090", "y": "250"},
+                        headers=H)
+        assert r.status_code == 422 and "capture the empty board first" in r.json()["problem"]
+        assert client.post("/api/calibrate/capture", json={}, headers=H).json()["ok"]
+        table["now"] = one
+        r = client.post("/api/calibrate/pile", json={"seat": "1", "x": "1085", "y": "260"},
+                        headers=H)
+        assert r.status_code == 200, r.text
+        got = r.json()
+        assert got["seat"] == 1 and abs(got["x"] - 1090) < 15 and abs(got["y"] - 250) < 15
+        assert 150 < got["card_px"] < 190 and got["warnings"] == []
+        table["now"] = two
+        r = client.post("/api/calibrate/pile", json={"seat": "2", "x": "640", "y": "60"},
+                        headers=H)                          # on the board: no card there
+        assert r.status_code == 422 and "no card found" in r.json()["problem"]
+        r = client.post("/api/calibrate/pile", json={"seat": "2", "x": "160", "y": "515"},
+                        headers=H)
+        assert r.status_code == 200 and abs(r.json()["x"] - 150) < 15
+        for bad in ({"seat": "0"}, {"seat": "x"}, {"seat": "1", "x": "5"},
+                    {"seat": "1", "x": "nan", "y": "1"}, {"seat": "1", "z": "1"}):
+            r = client.post("/api/calibrate/pile", json=bad, headers=H)
+            assert r.status_code == 400, bad
+        saved = client.post("/api/calibrate/save", json={}, headers=H).json()
+    assert saved["ok"] and saved["piles"] == str(piles_path(tmp_path / "cal.json"))
+    spots, size = load_spots(saved["piles"])
+    assert size == (empty.shape[1], empty.shape[0])
+    assert [(s.seat, round(s.x, -1)) for s in spots] == [(0, 1090.0), (1, 150.0)]

@@ -130,3 +130,68 @@ def test_the_still_resolution_needed_is_named():
     msg = " ".join(spot_problems(sp, (720, 1280)))
     assert "a card is 50 pixels long there" in msg and "at least 3584 pixels wide" in msg
     assert spot_problems(sp, (720, 1280), full_width=4608) == []
+
+
+class StillCamera:
+    """A camera with a small video stream and a full-resolution still of the same view (as
+    the Pi camera's switch to its still mode gives): the table drawn at 4 x, the stream its
+    downscaled copy. ``wider`` makes the still show a wider view (a cropping video mode)."""
+
+    def __init__(self, big: np.ndarray, wider: bool = False) -> None:
+        self.big, self.wider, self.stills = big, wider, 0
+
+    def frame(self) -> np.ndarray:
+        h, w = self.big.shape[:2]
+        return cv2.resize(self.big, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+
+    def still(self) -> np.ndarray:
+        self.stills += 1
+        if self.wider:                       # the same picture, zoomed out round a border
+            h, w = self.big.shape[:2]
+            small = cv2.resize(self.big, (w * 2 // 3, h * 2 // 3), interpolation=cv2.INTER_AREA)
+            return cv2.copyMakeBorder(small, h // 6, h - h * 2 // 3 - h // 6, w // 6,
+                                      w - w * 2 // 3 - w // 6, cv2.BORDER_REPLICATE)
+        return self.big.copy()
+
+
+def big_pile(seed=0, new="5H"):
+    """The pile at 4 x (1792 pixels wide): a card 180 pixels long, 45 in the stream."""
+    rng = np.random.default_rng(seed)
+    st = random_style(rng, "tuned")
+    canvas = table_image(Look(table="wood", seed=seed), 4 * W, 4 * H, rng).astype(np.float32)
+    _place(canvas, card_image("9C", st, 240), (840, 896), 10, 180, 0.5)
+    before = img(canvas)
+    _place(canvas, card_image(new, st, 240), (920, 910), -5, 180, 0.5)
+    return before, img(canvas)
+
+
+def test_a_pile_too_small_in_the_stream_is_read_from_a_full_resolution_still():
+    before, after = big_pile(0)
+    cam = StillCamera(before)
+    spot = PileSpot(0, 224, 224, 45)          # too small in the stream: a still is needed
+    assert any("at least 140 are needed" in p for p in spot_problems(spot, (H, W)))
+    w = PileWatcher([spot], still=cam.still)
+    seen = []
+    for k in range(8):
+        if k == 3:
+            cam.big = after
+        seen += w.update(cam.frame())
+    assert seen == [(0, "5H")] and w.problem is None
+    assert cam.stills == 1                   # one still, taken when the change was seen
+    # without a still the same stream cannot name the card: never a guess
+    w2, seen2 = PileWatcher([spot]), []
+    for f in [StillCamera(before).frame()] * 3 + [StillCamera(after).frame()] * 5:
+        seen2 += w2.update(f)
+    assert seen2 in ([], [(0, None)])
+
+
+def test_a_still_of_another_view_is_not_used_and_the_reason_is_said_once(tmp_path):
+    before, after = big_pile(1)
+    cam = StillCamera(before, wider=True)
+    w = PileWatcher([PileSpot(0, 224, 224, 45)], still=cam.still)
+    for k in range(8):
+        if k == 3:
+            cam.big = after
+        for _seat, code in w.update(cam.frame()):
+            assert code is None              # read from the small stream: unknown, not wrong
+    assert w.problem and "does not show the same view" in w.problem

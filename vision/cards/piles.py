@@ -149,9 +149,16 @@ class PileWatcher:
     ``update(frame)`` returns the cards laid since the last call: (seat, code or None)."""
 
     def __init__(self, spots: list[PileSpot], still_frames: int = 3, threshold: float = 12.0,
-                 reader=None) -> None:
+                 reader=None, still=None) -> None:
+        """``still``: a function giving a full-resolution picture of the same view now (the
+        Pi camera's :meth:`~vision.sources.Picamera2Source.still`), or None. With it, a pile
+        whose cards are too small in the stream to read an index (under ``MIN_CARD_PX``) is
+        read from a still taken when its change is seen; the stream finds the change."""
         from .reader import read_pile
         self.spots = list(spots)
+        self.still = still
+        self.stills_taken = 0
+        self.problem: str | None = None   # why the stills are not used, said once
         self.still_frames = still_frames
         self.threshold = threshold
         self.read = reader or read_pile
@@ -159,6 +166,7 @@ class PileWatcher:
         self._last: dict[int, np.ndarray] = {}
         self._still: dict[int, int] = {}
         self._tried: dict[int, np.ndarray] = {}     # a picture read as unknown
+        self._read: dict[int, tuple] = {}   # the last card read: (code, corners, pile before)
 
     @staticmethod
     def _change(a: np.ndarray, b: np.ndarray) -> float:
@@ -166,8 +174,74 @@ class PileWatcher:
         d = cv2.absdiff(cv2.GaussianBlur(a, (5, 5), 0), cv2.GaussianBlur(b, (5, 5), 0))
         return float((d.max(axis=2) > 30).mean() * 100)
 
+    def _same_card(self, sp: PileSpot, reading) -> bool:
+        """The card last read on this pile, in the same place (read once with a hand still
+        over it, then again when the hand left): not a new card. The same card laid again
+        (two decks) lies elsewhere or at another angle."""
+        last = self._read.get(sp.seat)
+        if last is None or last[0] != reading.code or last[1] is None or reading.quad is None:
+            return False
+        a, b = np.float32(last[1]), np.float32(reading.quad)
+        err = min(float(np.abs(np.roll(a, r, axis=0) - b).max()) for r in range(4))
+        return err < 0.08 * sp.card_px
+
+    def _from_still(self, frame: np.ndarray, sp: PileSpot, base: np.ndarray, shot: list):
+        """(after, before, card_px) of ``sp`` at the still's resolution, or None when there
+        is no still to take (or it failed)."""
+        if self.still is None or sp.card_px >= MIN_CARD_PX:
+            return None
+        if not shot:
+            try:
+                shot.append(self.still())
+            except Exception:             # noqa: BLE001 - a camera error: read the stream
+                shot.append(None)
+            self.stills_taken += 1
+        still = shot[0]
+        if still is None or still.shape[1] <= frame.shape[1] or not self.same_view(frame, still, sp):
+            return None
+        k = still.shape[1] / frame.shape[1]
+        big = PileSpot(sp.seat, sp.x * k, sp.y * k, sp.card_px * k)
+        x0, y0, x1, y1 = big.region(still.shape)
+        after = still[y0:y1, x0:x1]
+        if after.shape[0] < 8 or after.shape[1] < 8:
+            return None
+        before = cv2.resize(base, (after.shape[1], after.shape[0]), interpolation=cv2.INTER_LINEAR)
+        return after, before, big.card_px
+
+    def same_view(self, frame: np.ndarray, still: np.ndarray, sp: PileSpot) -> bool:
+        """Whether ``still`` shows the view of ``frame`` round the spot ``sp`` (the still
+        pile: a camera whose video mode crops the sensor gives a still of a wider view, whose
+        pixels do not map onto the frame's). Said once in ``self.problem`` when it does not."""
+        small = cv2.resize(still, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_AREA)
+        wide = PileSpot(sp.seat, sp.x, sp.y, sp.card_px * 2)
+        x0, y0, x1, y1 = wide.region(frame.shape)
+        a, b = (cv2.GaussianBlur(cv2.cvtColor(im[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (5, 5), 0)
+                .astype(np.float32).ravel() for im in (small, frame))
+        ok = float(np.corrcoef(a, b)[0, 1]) > 0.9 if a.std() > 1 and b.std() > 1 else \
+            float(np.median(np.abs(a - b))) < 12
+        if not ok and self.problem is None:
+            self.problem = ("the camera's full-resolution still does not show the same view as "
+                            "its video frames (the video mode crops the sensor): the cards are "
+                            "read from the frames; give camera.width and camera.height the "
+                            "sensor's shape (docs/calibration.md)")
+        return ok
+
+    def _read_view(self, crop: np.ndarray, base: np.ndarray, sp: PileSpot, big):
+        """Read the spot's picture ``crop`` against the pile before, ``base`` (both at the
+        stream's size), or the still's picture ``big`` (after, before, card_px) when there is
+        one; the card's corners in the stream crop's pixels."""
+        if big is None:
+            return self.read(crop, base, sp.card_px)
+        after, _, px = big
+        before = cv2.resize(base, (after.shape[1], after.shape[0]), interpolation=cv2.INTER_LINEAR)
+        reading = self.read(after, before, px)
+        if getattr(reading, "quad", None) is not None:
+            reading.quad = np.float32(reading.quad) * (sp.card_px / px)
+        return reading
+
     def update(self, frame: np.ndarray) -> list[tuple[int, str | None]]:
         out = []
+        shot: list = []                   # the full-resolution still, taken once a frame
         for sp in self.spots:
             x0, y0, x1, y1 = sp.region(frame.shape)
             if x1 - x0 < 8 or y1 - y0 < 8:
@@ -190,8 +264,17 @@ class PileWatcher:
             tried = self._tried.get(sp.seat)
             if tried is not None and self._change(tried, crop) < 0.5:
                 continue                  # this picture was read already: unknown
-            reading = self.read(crop, base, sp.card_px)
+            big = self._from_still(frame, sp, base, shot)
+            reading = self._read_view(crop, base, sp, big)
             self._still[sp.seat] = 0
+            if sp.seat in self._read and (reading.code is None or self._same_card(sp, reading)):
+                # the hand that was over the card last read has left: the same card, read
+                # against the pile before it, is not a new card
+                again = self._read_view(crop, self._read[sp.seat][2], sp, big)
+                if self._same_card(sp, again):
+                    self._base[sp.seat] = crop
+                    self._tried.pop(sp.seat, None)
+                    continue
             if reading.code is None:
                 # unknown (a hand over the index, a blur): said once, read again when the
                 # picture changes (the hand leaves); the pile before stays the reference
@@ -201,5 +284,6 @@ class PileWatcher:
                 continue
             self._base[sp.seat] = crop
             self._tried.pop(sp.seat, None)
+            self._read[sp.seat] = (reading.code, reading.quad, base)
             out.append((sp.seat, reading.code))
         return out

@@ -312,7 +312,13 @@ function renderCalibration(msg) {
     if (c.ok) img.src = "/calibration.jpg?t=" + msg.seq;
   } else if (c.step === "save") {
     m.textContent = c.ok ? fmt(_("Saved {path}"), { path: c.path }) : fmt(_("Not saved: {problem}"), { problem: c.problem });
+  } else if (c.step === "pile") {
+    document.getElementById("cal-pile-msg").textContent = c.ok
+      ? fmt(_("Seat {seat}'s pile found: a card {px} pixels long"), { seat: c.seat, px: Math.round(c.card_px) })
+      : fmt(_("Pile not found: {problem}"), { problem: c.problem });
+    if (c.ok) document.getElementById("cal-picture").src = "/calibration.jpg?t=" + msg.seq;
   }
+  if (c.step === "capture") document.getElementById("cal-piles").hidden = !c.ok;
   const w = document.getElementById("cal-warnings");
   w.innerHTML = "";
   for (const t of (c.warnings || [])) {
@@ -599,6 +605,21 @@ for (const step of ["capture", "save"]) {
     if (!ok && data.error) document.getElementById("cal-msg").textContent = data.error;
   });
 }
+
+// a seat's discard pile: click on the card laid there in the captured picture
+document.getElementById("cal-picture").addEventListener("click", async (e) => {
+  if (document.getElementById("cal-piles").hidden) return;
+  const img = e.currentTarget;
+  const x = e.offsetX * img.naturalWidth / img.clientWidth;
+  const y = e.offsetY * img.naturalHeight / img.clientHeight;
+  const seatBox = document.getElementById("cal-pile-seat");
+  const msg = document.getElementById("cal-pile-msg");
+  msg.textContent = _("finding the card\u2026");
+  const [ok, data] = await post("/api/calibrate/pile",
+    { seat: String(seatBox.value), x: x.toFixed(1), y: y.toFixed(1) });
+  if (ok) seatBox.value = String(Math.min(12, Number(seatBox.value) + 1));
+  else if (data.error) msg.textContent = data.error;
+});
 
 // remote play from the page: the join code comes back to this browser only (the PIN holder)
 async function remote(body) {
