@@ -64,10 +64,11 @@ def drawn_reference(layout: Layout) -> Reference:
 #: how the learned classifier and the features are combined (vision.classify.classify_learned):
 #: (the model's least probability to overrule the features' reading, the model's least
 #: probability of the features' state for it to stand where the model is unsure), or None:
-#: the features alone. Calibrated, the model overrules the features when 90 % sure. Without
-#: calibration the model (no empty board to compare with) did not win on held-out looks
-#: (0.84 of spaces right against the twins' 0.89 on the development set): not used.
-COMBINE = {"calibrated": (0.9, 0.02), "alone": None}
+#: the features alone. The model overrules the features when 90 % sure. Without calibration
+#: the first model lost to the twins' reading on held-out looks and was not used; the
+#: second (trained wider, docs/vision.md) reads beside the twins: on the tuned development
+#: set 0.9657 of spaces right against the twins' 0.9415, and 2 wrong against 246.
+COMBINE = {"calibrated": (0.9, 0.02), "alone": (0.9, 0.02)}
 
 #: a space within this of its empty picture (mean grey levels over its small picture and its
 #: rings, as vision.classify.classify measures) is not covered, whatever the model says:
@@ -149,7 +150,8 @@ class BoardReader:
             probs = self.model.probabilities(space_inputs(
                 f.norm, self.reference.patch if self.calibration is not None else None))
             timings["model_ms"] = (time.perf_counter() - t3) * 1000
-            states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine)
+            states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
+                                                  blown=f.paper.min(axis=1) >= 250)
             if self.calibration is not None:
                 hand = self._uncovered(hand, f)
         # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)
