@@ -1,0 +1,268 @@
+"""SEQUENCE STACKS refereed from the camera: what changes on the table's spots becomes the
+actions the typed mode takes (:class:`~seqboard.modes.stacks.StacksTable`).
+
+:class:`CameraStacks` takes the changes :class:`vision.cards.stacks_table.StacksWatcher`
+reports once the table is still, all of them together, and turns them into actions for the
+player to move (docs/stacks.md, "From the camera"):
+
+* a card laid on a centre pile place: laid on that pile (a new pile when the place was
+  empty); when the top of the player's own discard pile was taken at the same time (or
+  just before), it is the discard top that was played (``top``);
+* a card laid on the discard pile of the player to move: the discard that ends the turn;
+* a special card laid on the out-of-play pile: Skip and Reverse at once; Steal a Card when
+  another player's discard top was taken at the same time (from that pile); otherwise
+  (Steal a Card from a hand, Steal a Chip, Block) the camera cannot tell the target: it asks
+  for the line to be typed, as the typed mode's prompt does;
+* a completed pile taken away from its place: the Block window is over, the chip is given.
+
+Everything goes through :meth:`StacksTable.act`, so a play the engine refuses is said with
+its reason, written in the record, and the card's change is held until the spot changes
+again (the card taken back). A card that cannot be read waits: the terminal asks for it,
+and the typed line (the typed mode stays) carries on.
+"""
+
+from __future__ import annotations
+
+from engine.stacks import Action
+from engine.stacks.cards import SPECIALS, card_name, colour
+
+from .stacks import StacksTable
+
+PLACE_WORD = "pile place {k}"
+
+
+class CameraStacks:
+    def __init__(self, table: StacksTable, watcher) -> None:
+        self.table = table
+        self.watcher = watcher
+        self.place_pile: dict[int, object] = {}      # centre place -> the engine's Pile
+        self.taken: dict[int, tuple] = {}            # seat -> the key of its taken discard top
+        self.waiting: list[tuple] = []               # keys waiting for a typed line
+        self.waiting_place: int | None = None        # a place whose card must be typed
+
+    # --- helpers --------------------------------------------------------------------------
+    @property
+    def game(self):
+        return self.table.game
+
+    def say(self, text: str) -> None:
+        self.table.say(text)
+
+    def _pile_index(self, place: int):
+        """The engine's index of the pile on ``place``: -1 for a new pile, None when the
+        place still holds a completed SEQUENCE."""
+        pile = self.place_pile.get(place)
+        if pile is None:
+            return -1
+        for i, p in enumerate(self.game.piles):
+            if p is pile:
+                return i
+        return None
+
+    def _close_block_window(self) -> None:
+        t = self.table
+        if self.game.pending is not None:
+            t.waiting_block = False
+            t._resolve()
+
+    def _act(self, a: Action, keys: list) -> bool:
+        g = self.game
+        if a.kind != "block" and g.pending is not None:
+            self._close_block_window()
+            if g.over:
+                return False
+        ok = self.table.act(a)
+        for k in keys:
+            (self.watcher.accept if ok else self.watcher.hold)(k)
+        return ok
+
+    def _ask(self, key, text: str) -> None:
+        self.watcher.hold(key)
+        if key not in self.waiting:
+            self.waiting.append(key)
+        self.say(text)
+
+    # --- the frames -----------------------------------------------------------------------
+    def frame(self, img) -> None:
+        """One camera frame: the changes, once the table is still, become actions."""
+        changes = self.watcher.update(img)
+        if changes:
+            self.changes(changes)
+
+    def changes(self, changes: list) -> None:
+        g = self.game
+        if g.over:
+            return
+        by = {"place": [], "out": [], "discard": []}
+        for c in changes:
+            c.kind = self._kind(c)
+            by[c.key[0]].append(c)
+        # tops taken from discard piles: remembered until a card is laid with them
+        for c in [c for c in by["discard"] if c.kind == "taken"]:
+            self.taken[c.key[1]] = c.key
+        for c in [c for c in by["place"] if c.kind == "laid"]:
+            self._laid_on_place(c)
+        for c in by["out"]:
+            if c.kind == "laid":
+                self._laid_out(c)
+            else:
+                self.watcher.accept(c.key)
+        for c in [c for c in by["place"] if c.kind == "taken"]:
+            self._taken_from_place(c)
+        for c in [c for c in by["discard"] if c.kind == "laid"]:
+            self._discarded(c)
+        self.table.run_computers()
+        for seat, key in list(self.taken.items()):
+            if key in [c.key for c in by["discard"] if c.kind == "taken"] and seat == g.current \
+                    and not g.over:
+                self.say(f"the top of {g.name(seat)}'s discard pile was taken: lay it on a "
+                         f"pile, or put it back")
+
+    def _kind(self, c) -> str:
+        """Laid or taken, with what the game knows lies on the spot: a card laid squarely on
+        the one below leaves both outlines whole, and the outlines alone cannot tell."""
+        g = self.game
+        kind, where = c.key
+        laid = c.laid.code
+        if kind == "out":
+            return "laid"
+        if kind == "place":
+            pile = self.place_pile.get(where)
+            if pile is None:
+                return "laid"                    # nothing known there: a card laid
+            if self._pile_index(where) is None:
+                return "taken"                   # a completed SEQUENCE: only taken away
+            below = pile.cards[-2] if len(pile.cards) > 1 else None
+            if laid is not None and laid != below:
+                return "laid"
+            return c.kind
+        cards = g.discards[where]
+        if not cards:
+            return "laid"
+        below = cards[-2] if len(cards) > 1 else None
+        if laid is not None and laid != below:
+            return "laid"
+        if laid is not None and laid == below and c.taken.code in (None, cards[-1]):
+            return "taken"
+        return c.kind
+
+    def _laid_on_place(self, c) -> None:
+        g = self.game
+        k = c.key[1]
+        p = g.current
+        card = c.reading.code
+        keys = [c.key]
+        source = "hand"
+        if p in self.taken and g.top(p) is not None and card in (None, g.top(p)):
+            source = "discard"
+            card = g.top(p)                      # the engine knows the top: no reading needed
+            keys.append(self.taken.pop(p))
+        where = PLACE_WORD.format(k=k + 1)
+        if card is None:
+            self.waiting_place = k
+            idx = self._pile_index(k)
+            pile = "new" if idx in (-1, None) else str(idx + 1)
+            why = f" ({c.reading.reason})" if c.reading.reason else ""
+            self._ask(c.key, f"the card laid on {where} cannot be read{why}: type it, "
+                             f"e.g. R1 {pile}")
+            return
+        if colour(card) is None:
+            self.watcher.hold(c.key)
+            self.table._refuse(f"{card_name(card)} was laid on {where}: a special card is "
+                               f"played on the out-of-play pile")
+            return
+        idx = self._pile_index(k)
+        if idx is None:
+            self.watcher.hold(c.key)
+            self.table._refuse(f"{where} still holds a completed SEQUENCE: take it away "
+                               f"before building there")
+            return
+        before = list(g.piles)
+        if self._act(Action("play", card, source, idx), keys) and idx == -1:
+            new = [p for p in g.piles if all(p is not q for q in before)]
+            if new:
+                self.place_pile[k] = new[0]
+
+    def _laid_out(self, c) -> None:
+        g = self.game
+        card = c.reading.code
+        if card is None:
+            self._ask(c.key, "the card put on the out-of-play pile cannot be read: type the "
+                             "special card played (SK, RV, SC <player> pile|hand, "
+                             "CH <player> R|B, BL <player>)")
+            return
+        if card not in SPECIALS:                 # a completed pile set aside
+            self.watcher.accept(c.key)
+            return
+        if card in ("SK", "RV"):
+            self._act(Action("special", card), [c.key])
+            return
+        if card == "SC":
+            others = [s for s in self.taken if s != g.current]
+            if len(others) == 1:
+                s = others[0]
+                self._act(Action("special", "SC", target=s, choice="discard"),
+                          [c.key, self.taken.pop(s)])
+                return
+            self._ask(c.key, "Steal a Card on the out-of-play pile: from whom? type SC <player> "
+                             "hand (or SC <player> pile)")
+            return
+        if card == "CH":
+            self._ask(c.key, "Steal a Chip on the out-of-play pile: type CH <player> R|B "
+                             "(whose chip, which colour)")
+            return
+        # Block: out of turn, by whoever holds it
+        if g.pending is not None and g.n == 2:
+            self._act(Action("block", "BL", player=1 - g.pending.player), [c.key])
+            return
+        self._ask(c.key, "Block on the out-of-play pile: who played it? type BL <player>")
+
+    def _taken_from_place(self, c) -> None:
+        g = self.game
+        k = c.key[1]
+        pile = self.place_pile.get(k)
+        if pile is None:
+            self.watcher.accept(c.key)
+            return
+        idx = self._pile_index(k)
+        if idx is not None and idx >= 0:
+            self.watcher.hold(c.key)
+            self.table._refuse(f"pile {idx + 1} was taken away from {PLACE_WORD.format(k=k + 1)}, "
+                               f"but it is not complete: put it back")
+            return
+        # a completed SEQUENCE set aside: the Block window is over
+        if g.pending is not None and g.pending.pile is pile:
+            self._close_block_window()
+        del self.place_pile[k]
+        self.watcher.accept(c.key)
+
+    def _discarded(self, c) -> None:
+        g = self.game
+        seat = c.key[1]
+        card = c.reading.code
+        if card is None:
+            self._ask(c.key, f"the card {g.name(seat)} laid on their discard pile cannot be "
+                             f"read: type it, e.g. x B4")
+            return
+        self._act(Action("discard", card, player=seat), [c.key])
+
+    # --- typed lines ----------------------------------------------------------------------
+    def line(self, text: str) -> bool:
+        """A typed line (the typed mode stays); a card the camera waited for is then taken
+        as what was typed. False when the user quits."""
+        g = self.game
+        before_piles = list(g.piles)
+        n = self.table.n
+        go_on = self.table.handle(text)
+        if self.table.n > n and self.waiting:
+            if self.waiting_place is not None:
+                new = [p for p in g.piles if all(p is not q for q in before_piles)]
+                if new:
+                    self.place_pile[self.waiting_place] = new[0]
+                elif g.pending is not None and all(g.pending.pile is not q for q in before_piles):
+                    self.place_pile[self.waiting_place] = g.pending.pile
+            for k in self.waiting:
+                self.watcher.accept(k)
+            self.waiting.clear()
+            self.waiting_place = None
+        return go_on
