@@ -266,3 +266,148 @@ class CameraStacks:
             self.waiting.clear()
             self.waiting_place = None
         return go_on
+
+
+# --- the command: learning the spots, opening the camera, the loop ----------------------------
+
+def _spots_path(args, cfg):
+    from pathlib import Path
+
+    from vision.cards.piles import piles_path
+    return Path(args.piles) if args.piles else piles_path(cfg.expand("camera.calibration"))
+
+
+def learn_spots(args, cfg):
+    """``--place``, ``--out-of-play`` and ``--pile`` written into the piles file (what it
+    held kept); the problems of each spot (out of view, too small) said. Returns its path."""
+    import sys
+
+    from vision.cards.piles import PileError, PileSpot, load_spots, parse_spot, spot_problems
+    from vision.cards.stacks_table import MAX_PLACES, StacksSpots, load_stacks_spots, \
+        parse_xy, save_stacks_spots
+
+    from ..errors import UserError
+    path = _spots_path(args, cfg)
+    spots = StacksSpots([], None, [], (int(cfg["camera.width"]), int(cfg["camera.height"])))
+    try:
+        if path.exists():
+            spots.discards, spots.size = load_spots(path)
+            try:
+                old = load_stacks_spots(path)
+                spots.places, spots.out_of_play = old.places, old.out_of_play
+            except PileError:
+                pass                      # no centre places yet: they are being learnt
+        places = {s.seat: s for s in spots.places}
+        for text in args.place or []:
+            n, _, rest = text.partition(":")
+            if not n.isdigit() or not 1 <= int(n) <= MAX_PLACES:
+                raise PileError(f"--place {text[:40]!r}: expected N:X,Y,CARD_PX with N from 1 "
+                                f"to {MAX_PLACES}, e.g. 1:400,300,150")
+            places[int(n) - 1] = PileSpot(int(n) - 1, *parse_xy(rest, "--place"))
+        spots.places = [places[k] for k in sorted(places)]
+        if args.out_of_play:
+            spots.out_of_play = PileSpot(0, *parse_xy(args.out_of_play, "--out-of-play"))
+        seats = {s.seat: s for s in spots.discards}
+        for text in args.pile or []:
+            try:
+                sp = parse_spot(text)
+            except PileError as exc:
+                raise PileError(f"--pile {exc}") from None
+            seats[sp.seat] = sp
+        spots.discards = [seats[k] for k in sorted(seats)]
+        save_stacks_spots(path, spots)
+    except PileError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"--piles {path}: cannot write: {exc.strerror}") from None
+    w, h = spots.size
+    for key, sp in spots.keyed():
+        for problem in spot_problems(sp, (h, w)):
+            name = {"place": f"pile place {key[1] + 1}", "out": "the out-of-play pile",
+                    "discard": f"seat {key[1] + 1}'s pile"}[key[0]]
+            print(f"warning: {problem.replace(f'seat {sp.seat + 1}' + chr(39) + 's pile', name)}",
+                  file=sys.stderr)
+    print(f"spots saved in {path}: {len(spots.places)} centre pile places, "
+          f"{'an' if spots.out_of_play else 'no'} out-of-play pile, "
+          f"{len(spots.discards)} discard piles", flush=True)
+    return path
+
+
+def open_camera(args, cfg, path=None):
+    """(the frames, the watcher) for ``seqboard stacks --camera``; UserError (one line) for
+    a missing or bad piles file or camera."""
+    from vision.cards.piles import PileError
+    from vision.cards.stacks_table import StacksWatcher, load_stacks_spots
+    from vision.sources import FrameSourceError, open_frames
+
+    from ..errors import UserError
+    path = path or _spots_path(args, cfg)
+    if not path.exists():
+        raise UserError(f"--piles: no spots file at {path}: learn the table's spots first "
+                        f"(seqboard stacks --place, --out-of-play, --pile; docs/stacks.md)")
+    try:
+        spots = load_stacks_spots(path, players=args.players)
+    except PileError as exc:
+        raise UserError(str(exc)) from None
+    device = cfg["camera.device"]
+    try:
+        frames = open_frames(device, width=cfg["camera.width"], height=cfg["camera.height"],
+                             fps=cfg["camera.fps"], speed=0)
+    except FrameSourceError as exc:
+        raise UserError(f"camera.device: {exc}") from None
+    watcher = StacksWatcher(spots)
+    watcher.size = spots.size
+    watcher.path = path
+    return frames, watcher
+
+
+def run_camera(cam: CameraStacks, frames, stall: float = 10.0) -> None:
+    """Frames from the camera and lines from the terminal, until the game ends, ``quit``
+    is typed or a recorded source (a folder, a video) ends."""
+    import queue
+    import sys
+    import threading
+    import time
+
+    from ..errors import UserError
+    lines: queue.Queue = queue.Queue()
+
+    def read_lines():
+        try:
+            for line in sys.stdin:
+                lines.put(line)
+        except (OSError, ValueError):     # no terminal (a service): the camera alone
+            return
+
+    threading.Thread(target=read_lines, daemon=True).start()
+    t = cam.table
+    t.say(t.table())
+    t.say("the camera watches the table; type a line at any time (? for help)")
+    checked = False
+    last = time.monotonic()
+    try:
+        while not cam.game.over:
+            frame = frames.read()
+            if frame is None:
+                if getattr(frames, "finished", False):
+                    t.say("the camera's frames ended")
+                    return
+                if time.monotonic() - last > stall:
+                    raise UserError(f"camera.device: no frame for {stall:.0f} s; the record "
+                                    f"is kept")
+                time.sleep(0.05)
+            else:
+                last = time.monotonic()
+                if not checked:
+                    checked = True
+                    size = getattr(cam.watcher, "size", None)
+                    if size and (frame.shape[1], frame.shape[0]) != tuple(size):
+                        raise UserError(f"{getattr(cam.watcher, 'path', 'the piles file')}: the "
+                                        f"spots were learnt in {size[0]} x {size[1]} pictures, "
+                                        f"the camera gives {frame.shape[1]} x {frame.shape[0]}")
+                cam.frame(frame)
+            while not lines.empty():
+                if not cam.line(lines.get()):
+                    return
+    finally:
+        frames.close()

@@ -263,3 +263,44 @@ def test_stacks_camera_option_mistakes_are_one_line(tmp_path, capsys):
     rc = main(["stacks", "--piles", str(p), "--place", "1:x,2", "--no-dashboard"])
     err = capsys.readouterr().err
     assert rc == 2 and "--place" in err and err.count("\n") == 1
+
+
+def test_seqboard_stacks_camera_referees_from_a_folder_of_frames(tmp_path, capsys, monkeypatch):
+    from engine.record import parse_record
+    from engine.stacks.record import replay
+    from tests.app.helpers import write_config
+    piles = tmp_path / "table.piles.json"
+    cfg = write_config(tmp_path, camera={"device": str(tmp_path / "frames"), "width": W,
+                                         "height": H})
+    learn = ["stacks", "--players", "2", "--config", str(cfg), "--piles", str(piles),
+             "--out-of-play", "550,150,150"]
+    for k, (x, y) in enumerate(PLACES):
+        learn += ["--place", f"{k + 1}:{x},{y},{PX}"]
+    for s, (x, y) in enumerate(DISCARDS[:2]):
+        learn += ["--pile", f"{s + 1}:{x},{y},{PX}"]
+    assert main(learn) == 0
+    assert "spots saved" in capsys.readouterr().out
+    scene = TableScene(5)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frames = [scene.frame()] * 3
+    for key, code in ((("place", 1), "R1"), (("discard", 0), "B2")):
+        x, y = scene.centre(key)
+        scene.hand = (x, y + 80)
+        frames.append(scene.frame())
+        scene.hand = None
+        scene.lay(key, code)
+        frames += [scene.frame()] * 4
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), f)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    rc = main(["stacks", "--players", "2", "--camera", "--piles", str(piles), "--config",
+               str(cfg), "--records", str(tmp_path / "rec"), "--no-dashboard", "--mock-gpio"])
+    cap = capsys.readouterr()
+    out = cap.out
+    assert rc == 0, cap.err
+    assert "player 1 starts red pile 1 with red 1" in out
+    assert "player 1 discards blue 2" in out and "to play: player 2" in out
+    rec = next((tmp_path / "rec").glob("*-stacks.jsonl"))
+    steps = replay(parse_record(rec.read_text(), str(rec)).entries)
+    assert [s["ok"] for s in steps] == [True, True, True]      # the setup and two actions

@@ -106,10 +106,13 @@ def save_stacks_spots(path: str | Path, spots: StacksSpots) -> None:
     w, h = spots.size
     d.update({"version": 1, "width": w, "height": h,
               "piles": [s.to_json() for s in sorted(spots.discards, key=lambda s: s.seat)]})
-    st = {"places": [{k: v for k, v in s.to_json().items() if k != "seat"} for s in spots.places]}
-    if spots.out_of_play is not None:
-        st["out_of_play"] = {k: v for k, v in spots.out_of_play.to_json().items() if k != "seat"}
-    d["stacks"] = st
+    if spots.places or spots.out_of_play is not None:
+        st = {"places": [{k: v for k, v in s.to_json().items() if k != "seat"}
+                         for s in spots.places]}
+        if spots.out_of_play is not None:
+            st["out_of_play"] = {k: v for k, v in spots.out_of_play.to_json().items()
+                                 if k != "seat"}
+        d["stacks"] = st
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(d, indent=1), "utf-8")
     tmp.replace(path)
