@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .reader import W, H, _edge_score, _new_card_quads, straighten
+from .reader import W, H, _edge_score, _new_card_quads, find_cards, straighten
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -207,6 +207,7 @@ def read_stacks_pile(after: np.ndarray, before: np.ndarray,
     :func:`vision.cards.reader.read_pile`): named only when every rectangle the finder
     proposes and reads surely reads the same."""
     quads = _new_card_quads(after, before, card_px)
+    quads += [r for r in (_refine(after, before, q, card_px) for q in quads) if r is not None]
     if not quads:
         return StacksReading(None, reason="no new card found")
     reads = []
@@ -222,3 +223,80 @@ def read_stacks_pile(after: np.ndarray, before: np.ndarray,
                              reason="the card's outline is doubtful: it reads "
                                     + " or ".join(sorted({r.code for r in known})))
     return known[0]
+
+
+
+def _mag(img: np.ndarray, sigma: float) -> np.ndarray:
+    g = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    m = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return cv2.GaussianBlur(m, (0, 0), sigma) if sigma > 0 else m
+
+
+def _refine(after: np.ndarray, before: np.ndarray, quad, card_px: float | None,
+            aspect: float = 1.4):
+    """The card-sized rectangle round ``quad`` whose outline is NEW: strong edges in the
+    picture after that the picture before did not have (the cards below have theirs in
+    both). The finder's rectangle can be a fifth of a card off, or a quarter turn, when the
+    new card lies over paper like its own; this searches a third of a card round it."""
+    q = np.float32(quad)
+    e01, e12 = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])
+    L = float(card_px or max(e01, e12))
+    long_edge = (q[2] - q[1]) if e12 >= e01 else (q[1] - q[0])
+    a0 = float(np.degrees(np.arctan2(long_edge[1], long_edge[0]))) - 90.0
+    c0 = q.mean(axis=0)
+    t = np.linspace(0, 1, 40, endpoint=False)
+    hw, hh = 0.5 / aspect * L, 0.5 * L
+    border = np.concatenate([np.stack([-hw + 2 * hw * t, -hh + 0 * t], 1),
+                             np.stack([hw + 0 * t, -hh + 2 * hh * t], 1),
+                             np.stack([hw - 2 * hw * t, hh + 0 * t], 1),
+                             np.stack([-hw + 0 * t, hh - 2 * hh * t], 1)]).astype(np.float32)
+    Hh, Ww = after.shape[:2]
+
+    def search(centre, angles, steps, ma, mb):
+        best_s, best = -1e9, None
+        off = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)
+        for a_deg in angles:
+            a = np.deg2rad(a_deg)
+            R = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            rb = border @ R.T + centre
+            bx = np.clip((rb[None, :, 0] + off[:, None, 0]).astype(int), 0, Ww - 1)
+            by = np.clip((rb[None, :, 1] + off[:, None, 1]).astype(int), 0, Hh - 1)
+            sc = np.median(ma[by, bx] - mb[by, bx], axis=1)
+            j = int(np.argmax(sc))
+            if sc[j] > best_s:
+                best_s, best = float(sc[j]), (centre + off[j], a_deg)
+        return best
+
+    sa, sb = _mag(after, max(1.5, 0.03 * L)), _mag(before, max(1.5, 0.03 * L))
+    # the finder's rectangle may also stand across the card (a quarter turn off)
+    angles = np.concatenate([np.arange(a0 - 6, a0 + 6.1, 3), np.arange(a0 + 84, a0 + 96.1, 3)])
+    c, a = search(c0, angles, np.linspace(-0.35, 0.35, 15) * L, sa, sb)
+    ma, mb = _mag(after, 0), _mag(before, 0)
+    c, a = search(np.float32(c), np.arange(a - 2, a + 2.1, 1), np.linspace(-0.05, 0.05, 11) * L,
+                  ma, mb)
+    r = np.deg2rad(a)
+    R = np.float32([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+    corners = np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
+    return np.float32(corners @ R.T + c)
+
+
+def _paper_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
+    """More rectangles for the new card: the card-shaped paper parts of the picture after
+    (:func:`vision.cards.reader.find_cards`) that the change fills, so never a card that was
+    there before (nothing changed on it)."""
+    diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0), cv2.GaussianBlur(before, (5, 5), 0))
+    changed = diff.max(axis=2) > 25
+    if changed.sum() < 50:
+        return []
+    out = []
+    for r in find_cards(after, read=False):
+        q = np.float32(r.quad)
+        side = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1]))
+        if card_px and not 0.85 < side / card_px < 1.15:
+            continue
+        m = np.zeros(changed.shape, np.uint8)
+        cv2.fillPoly(m, [np.int32(q)], 1)
+        inside = m.astype(bool)
+        if changed[inside].mean() >= 0.5 and (changed & inside).sum() >= 0.5 * changed.sum():
+            out.append(q)
+    return out
