@@ -59,6 +59,15 @@ class CameraStacks:
                 return i
         return None
 
+    def _unplaced(self, place: int, card: str) -> int:
+        """A card on a place the camera knows no pile on: the one pile typed in (not tied to
+        a place) that it fits, tied to this place from now on; -1 (a new pile) otherwise."""
+        g = self.game
+        tied = list(self.place_pile.values())
+        free = [i for i, p in enumerate(g.piles) if all(p is not q for q in tied)]
+        fits = [i for i in g.pile_targets(card) if i in free]
+        return fits[0] if len(fits) == 1 else -1
+
     def _close_block_window(self) -> None:
         t = self.table
         if self.game.pending is not None:
@@ -86,6 +95,12 @@ class CameraStacks:
     def frame(self, img) -> None:
         """One camera frame: the changes, once the table is still, become actions."""
         changes = self.watcher.update(img)
+        for key in self.watcher.restored:       # a card taken back: nothing waits there
+            if key[0] == "discard" and self.taken.get(key[1]) == key:
+                del self.taken[key[1]]
+            if key in self.waiting:
+                self.waiting.remove(key)
+        self.watcher.restored = []
         if changes:
             self.changes(changes)
 
@@ -172,16 +187,22 @@ class CameraStacks:
                                f"played on the out-of-play pile")
             return
         idx = self._pile_index(k)
+        if idx == -1:
+            idx = self._unplaced(k, card)
         if idx is None:
             self.watcher.hold(c.key)
             self.table._refuse(f"{where} still holds a completed SEQUENCE: take it away "
                                f"before building there")
             return
         before = list(g.piles)
-        if self._act(Action("play", card, source, idx), keys) and idx == -1:
-            new = [p for p in g.piles if all(p is not q for q in before)]
-            if new:
-                self.place_pile[k] = new[0]
+        target = g.piles[idx] if idx >= 0 else None
+        if self._act(Action("play", card, source, idx), keys):
+            if idx == -1:
+                new = [p for p in g.piles if all(p is not q for q in before)]
+                if new:
+                    self.place_pile[k] = new[0]
+            elif k not in self.place_pile:
+                self.place_pile[k] = target
 
     def _laid_out(self, c) -> None:
         g = self.game
@@ -240,6 +261,11 @@ class CameraStacks:
         g = self.game
         seat = c.key[1]
         card = c.reading.code
+        if seat in self.taken and card is not None and card == g.top(seat):
+            # the top taken from it and laid back (not played): nothing happened
+            self.watcher.accept(self.taken.pop(seat))
+            self.watcher.accept(c.key)
+            return
         if card is None:
             self._ask(c.key, f"the card {g.name(seat)} laid on their discard pile cannot be "
                              f"read: type it, e.g. x B4")
@@ -355,6 +381,8 @@ def open_camera(args, cfg, path=None):
                              fps=cfg["camera.fps"], speed=0)
     except FrameSourceError as exc:
         raise UserError(f"camera.device: {exc}") from None
+    from vision.cards.stacks_reader import prototypes
+    prototypes()                          # drawn now, not when the first card is laid
     watcher = StacksWatcher(spots)
     watcher.size = spots.size
     watcher.path = path

@@ -304,3 +304,26 @@ def test_seqboard_stacks_camera_referees_from_a_folder_of_frames(tmp_path, capsy
     rec = next((tmp_path / "rec").glob("*-stacks.jsonl"))
     steps = replay(parse_record(rec.read_text(), str(rec)).entries)
     assert [s["ok"] for s in steps] == [True, True, True]      # the setup and two actions
+
+
+def test_a_discard_top_taken_and_put_back_is_forgotten_and_a_typed_pile_is_found_on_its_place():
+    r = Rig(2)
+    g = r.game
+    r.cam.line("R1 new")                               # typed: the camera does not know where
+    assert "player 1 starts red pile 1" in r.said()
+    r.scene.lay(("place", 1), "R1")                    # ... the card lies on place 2
+    r.cam.watcher._base.clear()
+    r.show(4)
+    r.lay(("discard", 0), "R2")
+    assert "player 1 discards red 2" in r.said()
+    r.lay(("discard", 1), "B5")
+    r.said()
+    r.take(("discard", 0))                             # player 1 takes the top ...
+    assert "was taken" in r.said()
+    r.scene.lay(("discard", 0), "R2")                  # ... and puts it back
+    r.show(4)
+    r.lay(("place", 1), "R2")                          # a red 2 from the hand, on place 2
+    assert "player 1 lays red 2 on pile 1" in r.said()
+    assert g.top(0) == "R2"                            # the discard pile keeps its top
+    acts = [e["action"] for e in r.entries if e["type"] == "action"]
+    assert acts[-1] == {"kind": "play", "card": "R2", "pile": 0}

@@ -160,6 +160,8 @@ class StacksWatcher:
         self._still = 0
         self._cells: dict = {}
         self._shape = None
+        #: spots whose held change was undone (the spot looks as before it): set by update
+        self.restored: list = []
 
     def _region(self, sp: PileSpot, shape):
         h, w = shape[:2]
@@ -205,6 +207,7 @@ class StacksWatcher:
         if self._still < self.still_frames:
             return []
         out = []
+        self.restored = []
         for key, sp in self.spots:
             crop = crops.get(key)
             if crop is None:
@@ -214,6 +217,8 @@ class StacksWatcher:
             # what changed outside the spot's own cell is a neighbour's: not seen here
             crop = np.where(cell[..., None], crop, base)
             if self._change(base, crop) < MIN_CHANGE:
+                if self._tried.pop(key, None) is not None:
+                    self.restored.append(key)       # back as it was (a card taken back)
                 continue
             tried = self._tried.get(key)
             if tried is not None and self._change(tried, crop) < 0.5:
