@@ -101,6 +101,10 @@ class CameraStacks:
             if key in self.waiting:
                 self.waiting.remove(key)
         self.watcher.restored = []
+        problem = getattr(self.watcher, "problem", None)
+        if problem and not getattr(self, "_problem_said", False):
+            self._problem_said = True
+            self.say(problem)
         if changes:
             self.changes(changes)
 
@@ -383,7 +387,7 @@ def open_camera(args, cfg, path=None):
         raise UserError(f"camera.device: {exc}") from None
     from vision.cards.stacks_reader import prototypes
     prototypes()                          # drawn now, not when the first card is laid
-    watcher = StacksWatcher(spots)
+    watcher = StacksWatcher(spots, still=getattr(frames, "still", None))
     watcher.size = spots.size
     watcher.path = path
     return frames, watcher

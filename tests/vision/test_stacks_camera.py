@@ -327,3 +327,40 @@ def test_a_discard_top_taken_and_put_back_is_forgotten_and_a_typed_pile_is_found
     assert g.top(0) == "R2"                            # the discard pile keeps its top
     acts = [e["action"] for e in r.entries if e["type"] == "action"]
     assert acts[-1] == {"kind": "play", "card": "R2", "pile": 0}
+
+
+def test_spots_too_small_in_the_stream_are_read_from_a_full_resolution_still():
+    """The Pi camera: a small stream (cards 25 pixels long) and a full-resolution still of
+    the same view, taken once when the table is still and a change is seen."""
+    F = 6
+    scene = TableScene(4)
+    stills = []
+
+    def still():
+        stills.append(1)
+        return scene.frame()
+
+    small = StacksSpots([PileSpot(k, x / F, y / F, PX / F) for k, (x, y) in enumerate(PLACES)],
+                        PileSpot(0, OUT[0] / F, OUT[1] / F, PX / F),
+                        [PileSpot(s, x / F, y / F, PX / F) for s, (x, y) in
+                         enumerate(DISCARDS[:2])], (W // F, H // F))
+
+    def run(with_still):
+        g = StacksGame(2, known=False)
+        out = io.StringIO()
+        cam = CameraStacks(StacksTable(g, ["person"] * 2, out),
+                           StacksWatcher(small, still=still if with_still else None))
+        scene.cards.clear()
+        stream = lambda: cv2.resize(scene.frame(), (W // F, H // F), interpolation=cv2.INTER_AREA)
+        for _ in range(3):
+            cam.frame(stream())
+        scene.lay(("place", 2), "B1")
+        for _ in range(4):
+            cam.frame(stream())
+        return g, out.getvalue()
+
+    g, text = run(True)
+    assert "player 1 starts blue pile 1 with blue 1" in text and len(stills) == 1
+    g, text = run(False)                 # the stream alone: the same card, or none
+    assert [p.cards for p in g.piles] in ([], [["B1"]]) and len(stills) == 1
+    assert g.piles or "cannot be read" in text

@@ -149,8 +149,18 @@ def _edge(img: np.ndarray, quad) -> float:
 class StacksWatcher:
     """The changes on a STACKS table's spots (see the module text)."""
 
-    def __init__(self, spots: StacksSpots, still_frames: int = 3, reader=None) -> None:
+    def __init__(self, spots: StacksSpots, still_frames: int = 3, reader=None,
+                 still=None) -> None:
+        """``still``: a function giving a full-resolution picture of the same view now (the
+        Pi camera's still), or None: spots whose cards are too small in the stream to read
+        (under ``MIN_CARD_PX``) are then read from one still taken when the table is still
+        and a change is seen, as :class:`vision.cards.piles.PileWatcher` does."""
+        from .piles import PileWatcher
         from .stacks_reader import read_stacks_pile
+        self.still = still
+        self.stills_taken = 0
+        self.problem: str | None = None   # why the stills are not used
+        self._view = PileWatcher([], still=still)
         self.spots = spots.keyed()
         self.still_frames = still_frames
         self.read = reader or read_stacks_pile
@@ -207,6 +217,7 @@ class StacksWatcher:
         if self._still < self.still_frames:
             return []
         out = []
+        shot: list = []                   # the full-resolution still, taken once
         self.restored = []
         for key, sp in self.spots:
             crop = crops.get(key)
@@ -224,11 +235,12 @@ class StacksWatcher:
             if tried is not None and self._change(tried, crop) < 0.5:
                 continue
             self._tried[key] = crop
-            out.append(self._classify(key, sp, base, crop))
+            out.append(self._classify(key, sp, base, crop, frame, shot))
         self._still = 0 if out else self._still
         return out
 
-    def _classify(self, key, sp: PileSpot, before: np.ndarray, after: np.ndarray) -> Change:
+    def _classify(self, key, sp: PileSpot, before: np.ndarray, after: np.ndarray,
+                  frame: np.ndarray | None = None, shot: list | None = None) -> Change:
         """Both readings, and a guess from the outlines: a card laid (its outline whole in the
         picture after, not before) or taken (whole before, not after). A card laid squarely
         on the one below leaves both outlines whole: the game's knowledge of what lay on top
@@ -240,7 +252,43 @@ class StacksWatcher:
             score_laid = _edge(after, laid.quad) - _edge(before, laid.quad)
         if taken.quad is not None:
             score_taken = _edge(before, taken.quad) - _edge(after, taken.quad)
-        return Change(key, "taken" if score_taken > score_laid else "laid", laid, taken)
+        kind = "taken" if score_taken > score_laid else "laid"
+        big = self._from_still(key, sp, frame, before, shot) if frame is not None else None
+        if big is not None:               # the readings from the still; the kind from the
+            a2, b2, px = big              # stream (both pictures of the same sharpness)
+            laid = self.read(a2, b2, px)
+            t2 = self.read(b2, a2, px)
+            taken = t2 if t2.code else taken
+        return Change(key, kind, laid, taken)
+
+    def _from_still(self, key, sp: PileSpot, frame, base, shot):
+        """(after, before, card_px) of the spot at the still's resolution, or None."""
+        from .piles import MIN_CARD_PX
+        if self.still is None or sp.card_px >= MIN_CARD_PX:
+            return None
+        if not shot:
+            try:
+                shot.append(self.still())
+            except Exception:             # noqa: BLE001 - a camera error: read the stream
+                shot.append(None)
+            self.stills_taken += 1
+        still = shot[0]
+        if still is None or still.shape[1] <= frame.shape[1]:
+            return None
+        if not self._view.same_view(frame, still, sp):
+            self.problem = self._view.problem
+            return None
+        k = still.shape[1] / frame.shape[1]
+        big = PileSpot(sp.seat, sp.x * k, sp.y * k, sp.card_px * k)
+        x0, y0, x1, y1 = self._region(big, still.shape)
+        after = still[y0:y1, x0:x1]
+        if after.shape[0] < 8 or after.shape[1] < 8:
+            return None
+        size = (after.shape[1], after.shape[0])
+        before = cv2.resize(base, size, interpolation=cv2.INTER_LINEAR)
+        cell = cv2.resize(self._cell(key, sp, frame.shape).astype(np.uint8), size,
+                          interpolation=cv2.INTER_NEAREST).astype(bool)
+        return np.where(cell[..., None], after, before), before, big.card_px
 
     def accept(self, key) -> None:
         """The change on ``key`` is in the game: the spot as it is now is the reference."""
