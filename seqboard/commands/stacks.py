@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--first: seat {args.first} is not one of 1..{args.players}")
     deal = args.deal or any(k != "person" for k in seats)
     cfg = load_settings(args.config)
-    learning = bool(args.place or args.out_of_play or args.pile)
+    learning = bool(args.place or args.out_of_play is not None or args.pile)
     if learning or args.camera:
         from ..modes.stacks_camera import learn_spots, open_camera
         spots_path = learn_spots(args, cfg) if learning else None

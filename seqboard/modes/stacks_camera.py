@@ -335,14 +335,15 @@ def learn_spots(args, cfg):
                                 f"to {MAX_PLACES}, e.g. 1:400,300,150")
             places[int(n) - 1] = PileSpot(int(n) - 1, *parse_xy(rest, "--place"))
         spots.places = [places[k] for k in sorted(places)]
-        if args.out_of_play:
+        if args.out_of_play is not None:
             spots.out_of_play = PileSpot(0, *parse_xy(args.out_of_play, "--out-of-play"))
         seats = {s.seat: s for s in spots.discards}
         for text in args.pile or []:
             try:
                 sp = parse_spot(text)
+                parse_xy(f"{sp.x},{sp.y},{sp.card_px}", "--pile")
             except PileError as exc:
-                raise PileError(f"--pile {exc}") from None
+                raise PileError(f"--pile {text[:40]!r}: {str(exc).split(': ', 1)[-1]}") from None
             seats[sp.seat] = sp
         spots.discards = [seats[k] for k in sorted(seats)]
         save_stacks_spots(path, spots)

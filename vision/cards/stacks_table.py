@@ -124,6 +124,8 @@ def parse_xy(text: str, what: str) -> tuple[float, float, float]:
         x, y, px = (float(v) for v in text.split(","))
     except ValueError:
         raise PileError(f"{what} {text[:40]!r}: expected X,Y,CARD_PX, e.g. 400,300,150") from None
+    if not all(np.isfinite((x, y, px))):
+        raise PileError(f"{what} {text[:40]!r}: X, Y and CARD_PX are numbers of pixels")
     if px <= 0:
         raise PileError(f"{what} {text[:40]!r}: CARD_PX is a card's long side in pixels")
     return x, y, px
