@@ -3,6 +3,7 @@
     python benchmarks/stacks_cards.py --json              # 400 card views
     python benchmarks/stacks_cards.py --json --quick      # 40 views, for CI
     python benchmarks/stacks_cards.py --split tuned       # the tuned styles (for tuning)
+    python benchmarks/stacks_cards.py --views 0 --games 5 # only the refereed games
 
 Each view is a STACKS pile rendered by vision.cards.stacks_scene (one to four cards below,
 the new card partly on them at any angle, a hand near in some, partly over the card in
@@ -12,6 +13,15 @@ after. With --json, one flat JSON object: stacks_card_accuracy (right / views),
 stacks_card_wrong_rate (named wrong / views), stacks_card_unknown_rate, stacks_card_ms (per
 new card, one core), stacks_clear_card_accuracy (no hand over the card),
 stacks_colour_wrong (named with the wrong colour), stacks_card_views.
+
+Then the refereed games (``--games``): two greedy players play STACKS; every card they
+lay, take or set aside is drawn on a rendered table (the centre places, the out-of-play
+pile, the discard piles; a card style of the split) and refereed by
+seqboard.modes.stacks_camera.CameraStacks from the frames alone; what it asks for is typed.
+Figures: stacks_table_actions, stacks_table_camera_rate (actions the camera took itself,
+right), stacks_table_wrong_actions (taken, but not what was played), stacks_table_typed
+(asked and typed), stacks_table_games_out_of_step (the referee's piles or chips left the
+game's: the game is stopped there).
 """
 
 from __future__ import annotations
@@ -65,8 +75,9 @@ def run(views: int, seed: int, split: str, progress: bool = True, verbose: bool 
         if progress and (k + 1) % 20 == 0:
             print(f"  {k + 1}/{views} views, {right} right, {wrong} wrong", file=sys.stderr,
                   flush=True)
+    views = views or 1
     return {
-        "stacks_card_views": views,
+        "stacks_card_views": len(ms),
         "stacks_card_split": split,
         "stacks_card_scale": scale,
         "stacks_card_accuracy": round(right / views, 4),
@@ -74,7 +85,7 @@ def run(views: int, seed: int, split: str, progress: bool = True, verbose: bool 
         "stacks_card_unknown_rate": round((views - right - wrong) / views, 4),
         "stacks_clear_card_accuracy": round(clear_right / max(clear, 1), 4),
         "stacks_colour_wrong": colour_wrong,
-        "stacks_card_ms": round(float(np.median(ms)), 1),
+        "stacks_card_ms": round(float(np.median(ms)), 1) if ms else None,
     }
 
 
@@ -89,24 +100,157 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=float, default=1.0,
                     help="shrink the pictures (0.25: cards 36 to 50 pixels long, as a 1280 "
                          "stream gives them; default 1: 143 to 200 pixels)")
+    ap.add_argument("--games", type=int, default=2,
+                    help="STACKS games refereed from rendered table frames (default 2)")
+    ap.add_argument("--max-actions", type=int, default=40, help="actions per game (default 40)")
     ap.add_argument("--json", action="store_true", help="one flat JSON object")
     ap.add_argument("--verbose", action="store_true", help="each wrong or unknown card")
     a = ap.parse_args(argv)
     views = 40 if a.quick else a.views
-    if views < 1:
-        print("--views: at least 1", file=sys.stderr)
+    if views < 0 or a.games < 0 or a.max_actions < 1:
+        print("--views and --games: 0 or more; --max-actions: 1 or more", file=sys.stderr)
         return 2
     if not 0.05 <= a.scale <= 1.0:
         print("--scale: from 0.05 to 1", file=sys.stderr)
         return 2
     res = run(views, a.seed, a.split, progress=not a.json or sys.stderr.isatty(),
               verbose=a.verbose, scale=a.scale)
+    if a.games > 0:
+        res.update(table_games(a.games, a.seed, a.split, a.max_actions,
+                               progress=not a.json or sys.stderr.isatty()))
     if a.json:
         print(json.dumps(res))
     else:
         for k, v in res.items():
             print(f"{k}: {v}")
     return 0
+
+
+
+def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: int = 40,
+                progress: bool = True) -> dict:
+    """Two greedy players play STACKS; each thing they do is drawn on a STACKS table (a card
+    style of ``split``, no hand left over the cards) and refereed from the camera by a
+    :class:`seqboard.modes.stacks_camera.CameraStacks` that knows nothing but the frames;
+    what it asks for is typed (the truth). Figures: actions the camera took itself and right,
+    actions it took wrong, actions typed when asked."""
+    import io
+    import random
+
+    from engine.stacks import GreedyStacksPlayer, StacksGame
+    from seqboard.modes.stacks import StacksTable
+    from seqboard.modes.stacks_camera import CameraStacks
+    from vision.cards.piles import PileSpot
+    from vision.cards.stacks_art import random_stacks_style
+    from vision.cards.stacks_scene import DISCARDS, OUT, PLACES, PX, W, H, StacksTableScene
+    from vision.cards.stacks_table import StacksSpots, StacksWatcher
+
+    spots = StacksSpots([PileSpot(k, x, y, PX) for k, (x, y) in enumerate(PLACES)],
+                        PileSpot(0, *OUT, PX),
+                        [PileSpot(s, x, y, PX) for s, (x, y) in enumerate(DISCARDS[:2])], (W, H))
+    by_camera = wrong = typed = total = out_of_step = 0
+    for gno in range(n_games):
+        rng = np.random.default_rng([seed, gno])
+        truth = StacksGame(2, rng=random.Random(seed * 100 + gno))
+        players = [GreedyStacksPlayer(random.Random(seed + gno * 10 + p)) for p in range(2)]
+        ref = StacksGame(2, known=False)
+        out = io.StringIO()
+        table = StacksTable(ref, ["person", "person"], out)
+        cam = CameraStacks(table, StacksWatcher(spots))
+        scene = StacksTableScene(int(rng.integers(1 << 30)), style=random_stacks_style(rng, split))
+        place_of: dict[int, int] = {}                 # id(truth pile) -> place
+
+        def show(n=4):
+            f = scene.frame()
+            for _ in range(n):
+                cam.frame(f)
+
+        def reach(key):
+            x, y = scene.centre(key)
+            for dy in (140, 60, 0):
+                scene.hand = (x, y + dy)
+                show(1)
+            scene.hand = None
+
+        def free_place():
+            used = set(place_of.values()) | {k for (kind, k), c in scene.cards.items()
+                                             if kind == "place" and c}
+            return min(k for k in range(4) if k not in used)
+
+        show(3)
+        for _ in range(max_actions):
+            if truth.over:
+                break
+            p = truth.current
+            a = players[p].choose(truth)
+            n_before = len(ref.history)
+            seen = len(out.getvalue())
+            if a.kind == "play":
+                if a.source == "discard":
+                    reach(("discard", p))
+                    scene.take(("discard", p))
+                    show()
+                pile = truth.piles[a.pile] if a.pile >= 0 else None
+                k = place_of[id(pile)] if pile is not None else free_place()
+                reach(("place", k))
+                scene.lay(("place", k), a.card)
+            elif a.kind == "special":
+                if a.card == "SC" and a.choice == "discard":
+                    scene.take(("discard", a.target))
+                reach(("out", 0))
+                scene.lay(("out", 0), a.card)
+            else:
+                if a.card:
+                    reach(("discard", p))
+                    scene.lay(("discard", p), a.card)
+            line = table.describe(a)
+            truth.apply(a)
+            if a.kind == "play" and a.pile == -1:
+                place_of[id(truth.piles[-1])] = k     # a new pile (one card: not complete)
+            show()
+            asked = "type" in out.getvalue()[seen:] and len(ref.history) == n_before
+            if asked:
+                cam.line(line)
+                typed += 1
+            total += 1
+            if len(ref.history) == n_before + 1 and not asked:
+                got = ref.history[-1][1]
+                same = (got.kind, got.card, got.source, got.pile, got.target, got.choice) == \
+                    (a.kind, a.card, a.source, a.pile, a.target, a.choice)
+                by_camera += same
+                wrong += not same
+            elif not asked:
+                out_of_step += 1
+                break
+            if truth.pending is not None:             # the Block window, then the pile away
+                pend = truth.pending
+                k = place_of.pop(id(pend.pile))
+                q = 1 - pend.player
+                if "BL" in truth.hands[q] and players[q].block(truth, q):
+                    from engine.stacks import Action
+                    truth.apply(Action("block", "BL", player=q))
+                    scene.lay(("out", 0), "BL")
+                    show()
+                else:
+                    truth.resolve()
+                reach(("place", k))
+                scene.take(("place", k), all_=True)
+                scene.lay(("out", 0), pend.pile.cards[-1])
+                show()
+            if [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles] or \
+                    ref.chips != truth.chips:
+                out_of_step += 1
+                break
+        if progress:
+            print(f"  game {gno + 1}/{n_games}: {total} actions so far, {by_camera} by the "
+                  f"camera, {typed} typed, {wrong} wrong", file=sys.stderr, flush=True)
+    return {
+        "stacks_table_actions": total,
+        "stacks_table_camera_rate": round(by_camera / max(total, 1), 4),
+        "stacks_table_wrong_actions": wrong,
+        "stacks_table_typed": typed,
+        "stacks_table_games_out_of_step": out_of_step,
+    }
 
 
 if __name__ == "__main__":

@@ -17,18 +17,12 @@ from seqboard.cli import main
 from seqboard.modes.stacks import StacksTable
 from seqboard.modes.stacks_camera import CameraStacks
 from vision.cards.piles import PileError, PileSpot
-from vision.cards.scene import _place
-from vision.cards.stacks_art import stacks_card_image, stacks_style
 from vision.cards.stacks_reader import read_stacks_pile
-from vision.cards.stacks_scene import render_stacks_pile
+from vision.cards.stacks_scene import DISCARDS, OUT, PLACES, PX, H, W, render_stacks_pile
+from vision.cards.stacks_scene import StacksTableScene as TableScene
 from vision.cards.stacks_table import StacksSpots, StacksWatcher, load_stacks_spots, \
     save_stacks_spots
-from vision.looks import SKIN, Look, table_image
 
-W, H, PX = 1100, 800, 150
-PLACES = [(170, 400), (390, 400), (710, 400), (930, 400)]
-OUT = (550, 150)
-DISCARDS = [(350, 680), (750, 680), (950, 140)]
 
 
 def spots(players=2) -> StacksSpots:
@@ -36,53 +30,6 @@ def spots(players=2) -> StacksSpots:
                        PileSpot(0, *OUT, PX),
                        [PileSpot(s, x, y, PX) for s, (x, y) in enumerate(DISCARDS[:players])],
                        (W, H))
-
-
-class TableScene:
-    """A STACKS table drawn as the camera above it sees it: the cards on each spot, in the
-    order laid, each a little off the one below (as people lay them)."""
-
-    def __init__(self, seed=3, style=None):
-        rng = np.random.default_rng(seed)
-        self.rng = rng
-        self.style = style or stacks_style("studio", seed)
-        self.table = table_image(Look(table="wood", seed=seed), W, H, rng).astype(np.float32)
-        back = np.dstack([np.full((240, 171, 3), (40, 40, 150), np.uint8),
-                          np.full((240, 171), 255, np.uint8)])
-        _place(self.table, back, (550, 400), 0, PX, 0.5)               # the draw deck
-        self.cards: dict[tuple, list] = {}
-        self.hand = None
-
-    def centre(self, key):
-        kind, k = key
-        return {"place": PLACES, "out": [OUT], "discard": DISCARDS}[kind][k]
-
-    def lay(self, key, code, blank=False):
-        n = len(self.cards.get(key, []))
-        off = ((-1) ** n * 9 + self.rng.uniform(-4, 4), self.rng.uniform(-6, 6) + 4 * n)
-        ang = float((-1) ** n * (6 + self.rng.uniform(0, 6)))
-        self.cards.setdefault(key, []).append((code, off, ang, blank))
-
-    def take(self, key, all_=False):
-        if all_:
-            self.cards.pop(key, None)
-        else:
-            self.cards[key].pop()
-
-    def frame(self) -> np.ndarray:
-        canvas = self.table.copy()
-        for key, cards in self.cards.items():
-            cx, cy = self.centre(key)
-            for code, off, ang, blank in cards:
-                im = stacks_card_image(code, self.style, 240)
-                if blank:                           # a card with nothing to read on it
-                    im[..., :3] = np.uint8(self.style.paper)
-                _place(canvas, im, (cx + off[0], cy + off[1]), ang, PX, 0.5)
-        if self.hand is not None:                   # an arm from the bottom edge
-            x, y = self.hand
-            cv2.line(canvas, (int(x) + 80, H + 60), (int(x), int(y)), SKIN[2], 70)
-            cv2.circle(canvas, (int(x), int(y)), 40, SKIN[2], -1)
-        return np.clip(canvas, 0, 255).astype(np.uint8)
 
 
 class Rig:
