@@ -17,6 +17,9 @@ EPILOG = """examples:
   seqboard stacks --players 2 --piles table.piles.json --place 1:170,400,150 --place 2:390,400,150 --out-of-play 550,150,150 --pile 1:350,680,150 --pile 2:750,680,150
                                               (X,Y,CARD_PX: a spot's centre and a card's
                                               long side there, in camera pixels)
+  seqboard stacks --players 2 --piles table.piles.json --image empty.jpg --place-card 1:p1.jpg --out-of-play-card out.jpg --pile-card 1:d1.jpg --pile-card 2:d2.jpg
+                                              the same from pictures of the camera's view:
+                                              the table empty, then a card on each spot
 
 With real cards the Pi cannot see the hands: each player types what they lay (R3 2, R1 new,
 x B4 ...), the engine accepts or refuses it with the reason. Type ? for what is legal now
@@ -59,6 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-of-play", metavar="X,Y,CARD_PX", help="the out-of-play pile's spot")
     p.add_argument("--pile", action="append", metavar="SEAT:X,Y,CARD_PX",
                    help="a player's discard pile; repeatable")
+    p.add_argument("--image", metavar="FILE",
+                   help="the table without cards, for the *-card options (the camera's view)")
+    p.add_argument("--place-card", action="append", metavar="N:FILE",
+                   help="centre pile place N learnt from a picture with a card laid there")
+    p.add_argument("--out-of-play-card", metavar="FILE",
+                   help="the out-of-play pile learnt from a picture with a card there")
+    p.add_argument("--pile-card", action="append", metavar="SEAT:FILE",
+                   help="a player's discard pile learnt from a picture with a card there")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
     p.add_argument("--no-dashboard", action="store_true", help="do not serve the web dashboard")
     p.set_defaults(func=run)
@@ -84,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--first: seat {args.first} is not one of 1..{args.players}")
     deal = args.deal or any(k != "person" for k in seats)
     cfg = load_settings(args.config)
-    learning = bool(args.place or args.out_of_play is not None or args.pile)
+    learning = bool(args.place or args.out_of_play is not None or args.pile or args.place_card
+                    or args.out_of_play_card is not None or args.pile_card)
     if learning or args.camera:
         from ..modes.stacks_camera import learn_spots, open_camera
         spots_path = learn_spots(args, cfg) if learning else None

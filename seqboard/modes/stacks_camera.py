@@ -345,6 +345,37 @@ def learn_spots(args, cfg):
             except PileError as exc:
                 raise PileError(f"--pile {text[:40]!r}: {str(exc).split(': ', 1)[-1]}") from None
             seats[sp.seat] = sp
+        cards = [("place", t) for t in args.place_card or []] + \
+            [("out", f"1:{args.out_of_play_card}")] * (args.out_of_play_card is not None) + \
+            [("discard", t) for t in args.pile_card or []]
+        if cards:
+            from vision.cards.piles import spot_from_card
+
+            from ..inputs import load_image
+            opt = {"place": "--place-card", "out": "--out-of-play-card", "discard": "--pile-card"}
+            if not args.image:
+                raise UserError(f"{opt[cards[0][0]]}: needs --image, the same view without "
+                                f"the cards")
+            empty = load_image(args.image, "image of the table without cards")
+            spots.size = (int(empty.shape[1]), int(empty.shape[0]))
+            for kind, text in cards:
+                n, _, file = text.partition(":")
+                if not n.isdigit() or not 1 <= int(n) <= (MAX_PLACES if kind == "place" else 6) \
+                        or not file:
+                    raise UserError(f"{opt[kind]}: {text[:60]!r}: expected "
+                                    f"{'N' if kind == 'place' else 'SEAT'}:FILE, e.g. 1:card1.jpg")
+                after = load_image(file, "image with a card laid")
+                try:
+                    sp = spot_from_card(empty, after, int(n) - 1)
+                except PileError as exc:
+                    raise UserError(f"{opt[kind]}: {file}: {exc}") from None
+                if kind == "place":
+                    places[sp.seat] = sp
+                elif kind == "out":
+                    spots.out_of_play = PileSpot(0, sp.x, sp.y, sp.card_px)
+                else:
+                    seats[sp.seat] = sp
+            spots.places = [places[k] for k in sorted(places)]
         spots.discards = [seats[k] for k in sorted(seats)]
         save_stacks_spots(path, spots)
     except PileError as exc:

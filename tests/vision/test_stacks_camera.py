@@ -311,3 +311,31 @@ def test_spots_too_small_in_the_stream_are_read_from_a_full_resolution_still():
     g, text = run(False)                 # the stream alone: the same card, or none
     assert [p.cards for p in g.piles] in ([], [["B1"]]) and len(stills) == 1
     assert g.piles or "cannot be read" in text
+
+
+def test_the_spots_are_learnt_from_pictures_of_a_card_laid_on_each(tmp_path, capsys):
+    scene = TableScene(6)
+    cv2.imwrite(str(tmp_path / "empty.png"), scene.frame())
+    argv = ["stacks", "--players", "2", "--piles", str(tmp_path / "t.piles.json"),
+            "--image", str(tmp_path / "empty.png")]
+    for key, opt in ((("place", 0), "--place-card 1:"), (("place", 3), "--place-card 4:"),
+                     (("out", 0), "--out-of-play-card "), (("discard", 0), "--pile-card 1:"),
+                     (("discard", 1), "--pile-card 2:")):
+        scene.cards.clear()
+        scene.lay(key, "R2")
+        f = tmp_path / f"{key[0]}{key[1]}.png"
+        cv2.imwrite(str(f), scene.frame())
+        o, v = opt.split(" ")
+        argv += [o, v + str(f)]
+    assert main(argv) == 0, capsys.readouterr().err
+    sp = load_stacks_spots(tmp_path / "t.piles.json", players=2)
+    got = [(s.x, s.y) for s in sp.places] + [(sp.out_of_play.x, sp.out_of_play.y)] + \
+        [(s.x, s.y) for s in sp.discards]
+    want = [PLACES[0], PLACES[3], OUT, DISCARDS[0], DISCARDS[1]]
+    for (x, y), (wx, wy) in zip(got, want):
+        assert abs(x - wx) < 20 and abs(y - wy) < 20
+    assert all(130 < s.card_px < 170 for s in sp.places) and sp.size == (W, H)
+    rc = main(["stacks", "--piles", str(tmp_path / "t.piles.json"), "--place-card",
+               f"2:{tmp_path / 'empty.png'}", "--image", str(tmp_path / "empty.png")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--place-card" in err and "no card found" in err and err.count("\n") == 1
