@@ -117,7 +117,7 @@ def main(argv=None) -> int:
               verbose=a.verbose, scale=a.scale)
     if a.games > 0:
         res.update(table_games(a.games, a.seed, a.split, a.max_actions,
-                               progress=not a.json or sys.stderr.isatty()))
+                               progress=not a.json or sys.stderr.isatty(), verbose=a.verbose))
     if a.json:
         print(json.dumps(res))
     else:
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
 
 
 def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: int = 40,
-                progress: bool = True) -> dict:
+                progress: bool = True, verbose: bool = False) -> dict:
     """Two greedy players play STACKS; each thing they do is drawn on a STACKS table (a card
     style of ``split``, no hand left over the cards) and refereed from the camera by a
     :class:`seqboard.modes.stacks_camera.CameraStacks` that knows nothing but the frames;
@@ -213,14 +213,19 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
                 cam.line(line)
                 typed += 1
             total += 1
-            if len(ref.history) == n_before + 1 and not asked:
-                got = ref.history[-1][1]
+            new = [h for _, h in ref.history[n_before:]]
+            same = True
+            if new and not asked:
+                got = new[0]
                 same = (got.kind, got.card, got.source, got.pile, got.target, got.choice) == \
                     (a.kind, a.card, a.source, a.pile, a.target, a.choice)
                 by_camera += same
                 wrong += not same
-            elif not asked:
+            if not asked and len(new) != 1 or new and not same:
                 out_of_step += 1
+                if verbose:
+                    print(f"  OUT OF STEP after {line!r}: the camera said "
+                          f"{out.getvalue()[seen:]!r}", file=sys.stderr)
                 break
             if truth.pending is not None:             # the Block window, then the pile away
                 pend = truth.pending
@@ -240,6 +245,10 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
             if [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles] or \
                     ref.chips != truth.chips:
                 out_of_step += 1
+                if verbose:
+                    print(f"  OUT OF STEP after {line!r}: piles {[pl.cards for pl in ref.piles]}"
+                          f" / {[pl.cards for pl in truth.piles]}, chips {ref.chips} / "
+                          f"{truth.chips}; said {out.getvalue()[seen:]!r}", file=sys.stderr)
                 break
         if progress:
             print(f"  game {gno + 1}/{n_games}: {total} actions so far, {by_camera} by the "

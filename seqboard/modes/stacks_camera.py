@@ -39,6 +39,8 @@ class CameraStacks:
         self.taken: dict[int, tuple] = {}            # seat -> the key of its taken discard top
         self.waiting: list[tuple] = []               # keys waiting for a typed line
         self.waiting_place: int | None = None        # a place whose card must be typed
+        #: each discard pile's cards' rectangles as the camera saw them laid (None: typed)
+        self.rects: dict[int, list] = {}
 
     # --- helpers --------------------------------------------------------------------------
     @property
@@ -145,25 +147,30 @@ class CameraStacks:
         laid = c.laid.code
         if kind == "out":
             return "laid"
+        empty = getattr(self.watcher, "looks_empty", lambda key: False)(c.key)
         if kind == "place":
-            pile = self.place_pile.get(where)
-            if pile is None:
+            if self.place_pile.get(where) is None:
                 return "laid"                    # nothing known there: a card laid
             if self._pile_index(where) is None:
                 return "taken"                   # a completed SEQUENCE: only taken away
-            below = pile.cards[-2] if len(pile.cards) > 1 else None
-            if laid is not None and laid != below:
-                return "laid"
-            return c.kind
+            return "taken" if empty else "laid"  # a pile being built grows, unless gone
         cards = g.discards[where]
         if not cards:
             return "laid"
+        if empty:
+            return "taken"                       # its last card taken
         below = cards[-2] if len(cards) > 1 else None
         if laid is not None and laid != below:
             return "laid"
-        if laid is not None and laid == below and c.taken.code in (None, cards[-1]):
-            return "taken"
-        return c.kind
+        rects = self.rects.get(where, [])
+        if laid is not None and len(rects) == len(cards) and rects[-2] is not None \
+                and c.laid.quad is not None:
+            # the card under the top seen again where it lay: the top taken; a card like it
+            # laid elsewhere on the pile: a discard
+            from vision.cards.stacks_table import same_place
+            now = (c.laid.quad, getattr(c.laid, "width", 1))
+            return "taken" if same_place(now, rects[-2]) else "laid"
+        return c.kind                            # the outlines decide
 
     def _laid_on_place(self, c) -> None:
         g = self.game
@@ -176,6 +183,8 @@ class CameraStacks:
             source = "discard"
             card = g.top(p)                      # the engine knows the top: no reading needed
             keys.append(self.taken.pop(p))
+            if self.rects.get(p):
+                self.rects[p].pop()
         where = PLACE_WORD.format(k=k + 1)
         if card is None:
             self.waiting_place = k
@@ -226,8 +235,9 @@ class CameraStacks:
             others = [s for s in self.taken if s != g.current]
             if len(others) == 1:
                 s = others[0]
-                self._act(Action("special", "SC", target=s, choice="discard"),
-                          [c.key, self.taken.pop(s)])
+                if self._act(Action("special", "SC", target=s, choice="discard"),
+                             [c.key, self.taken.pop(s)]) and self.rects.get(s):
+                    self.rects[s].pop()
                 return
             self._ask(c.key, "Steal a Card on the out-of-play pile: from whom? type SC <player> "
                              "hand (or SC <player> pile)")
@@ -269,12 +279,18 @@ class CameraStacks:
             # the top taken from it and laid back (not played): nothing happened
             self.watcher.accept(self.taken.pop(seat))
             self.watcher.accept(c.key)
+            rects = self.rects.get(seat)
+            if rects:
+                rects[-1] = None if c.laid.quad is None else \
+                    (c.laid.quad, getattr(c.laid, "width", 1))
             return
         if card is None:
             self._ask(c.key, f"the card {g.name(seat)} laid on their discard pile cannot be "
                              f"read: type it, e.g. x B4")
             return
-        self._act(Action("discard", card, player=seat), [c.key])
+        if self._act(Action("discard", card, player=seat), [c.key]):
+            self.rects.setdefault(seat, []).append(
+                None if c.laid.quad is None else (c.laid.quad, getattr(c.laid, "width", 1)))
 
     # --- typed lines ----------------------------------------------------------------------
     def line(self, text: str) -> bool:
@@ -293,6 +309,10 @@ class CameraStacks:
                     self.place_pile[self.waiting_place] = g.pending.pile
             for k in self.waiting:
                 self.watcher.accept(k)
+                if k[0] == "discard" and g.top(k[1]) is not None:
+                    rects = self.rects.setdefault(k[1], [])
+                    if len(rects) < len(g.discards[k[1]]):
+                        rects.append(None)      # typed: where it lies is not known
             self.waiting.clear()
             self.waiting_place = None
         return go_on

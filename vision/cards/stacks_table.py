@@ -131,6 +131,25 @@ def parse_xy(text: str, what: str) -> tuple[float, float, float]:
     return x, y, px
 
 
+def same_place(a, b) -> bool:
+    """Whether two rectangles, each ``(quad, width of the picture it was found in)``, may be
+    one card lying in one place (within 6 % of the spot's square, 14 pixels of a 240-pixel
+    square, and 8 degrees): the card below seen again rather than a new card laid on it."""
+    if a is None or b is None:
+        return False
+    qa, qb = (np.float32(r[0]) / r[1] for r in (a, b))
+    if float(np.linalg.norm(qa.mean(axis=0) - qb.mean(axis=0))) > 0.06:
+        return False
+
+    def angle(q):
+        e = [q[(i + 1) % 4] - q[i] for i in range(4)]
+        v = max(e, key=lambda d: float(np.linalg.norm(d)))
+        return float(np.degrees(np.arctan2(v[1], v[0]))) % 180
+
+    d = abs(angle(qa) - angle(qb))
+    return min(d, 180 - d) < 8.0
+
+
 @dataclass
 class Change:
     key: tuple[str, int]              # ("place", k), ("out", 0) or ("discard", seat)
@@ -212,6 +231,7 @@ class StacksWatcher:
         if not self._base:
             self._base = dict(crops)
             self._last = dict(crops)
+            self._first = dict(crops)
             return []
         moving = any(self._change(self._last[k], c) >= 0.5 for k, c in crops.items())
         self._last = crops
@@ -255,11 +275,14 @@ class StacksWatcher:
         if taken.quad is not None:
             score_taken = _edge(before, taken.quad) - _edge(after, taken.quad)
         kind = "taken" if score_taken > score_laid else "laid"
+        laid.width = taken.width = after.shape[1]
         big = self._from_still(key, sp, frame, before, shot) if frame is not None else None
         if big is not None:               # the readings from the still; the kind from the
             a2, b2, px = big              # stream (both pictures of the same sharpness)
             laid = self.read(a2, b2, px)
+            laid.width = a2.shape[1]
             t2 = self.read(b2, a2, px)
+            t2.width = a2.shape[1]
             taken = t2 if t2.code else taken
         return Change(key, kind, laid, taken)
 
@@ -291,6 +314,12 @@ class StacksWatcher:
         cell = cv2.resize(self._cell(key, sp, frame.shape).astype(np.uint8), size,
                           interpolation=cv2.INTER_NEAREST).astype(bool)
         return np.where(cell[..., None], after, before), before, big.card_px
+
+    def looks_empty(self, key) -> bool:
+        """Whether the spot now (its change reported) looks as it did in the first frame
+        (the table as it was set out: the centre places and the discard piles empty)."""
+        now, first = self._tried.get(key), getattr(self, "_first", {}).get(key)
+        return now is not None and first is not None and self._change(first, now) < MIN_CHANGE
 
     def accept(self, key) -> None:
         """The change on ``key`` is in the game: the spot as it is now is the reference."""
