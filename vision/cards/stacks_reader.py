@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .reader import W, H, _edge_score, _new_card_quads, find_cards, straighten
+from .reader import W, H, _edge_score, _new_card_quads, straighten
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -138,7 +138,7 @@ def _views(card: np.ndarray, rng: np.random.Generator):
 
 @functools.lru_cache(maxsize=1)
 def prototypes(styles_per_family: int = 10, seed: int = 24) -> tuple[np.ndarray, np.ndarray]:
-    """(features, shape labels) drawn from the TUNED STACKS styles only (a second or two)."""
+    """(features, shape labels) drawn from the TUNED STACKS styles only (a few seconds)."""
     rng = np.random.default_rng(seed)
     feats, labels = [], []
     for fam in STACKS_TUNED:
@@ -279,24 +279,3 @@ def _refine(after: np.ndarray, before: np.ndarray, quad, card_px: float | None,
     corners = np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
     return np.float32(corners @ R.T + c)
 
-
-def _paper_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
-    """More rectangles for the new card: the card-shaped paper parts of the picture after
-    (:func:`vision.cards.reader.find_cards`) that the change fills, so never a card that was
-    there before (nothing changed on it)."""
-    diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0), cv2.GaussianBlur(before, (5, 5), 0))
-    changed = diff.max(axis=2) > 25
-    if changed.sum() < 50:
-        return []
-    out = []
-    for r in find_cards(after, read=False):
-        q = np.float32(r.quad)
-        side = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1]))
-        if card_px and not 0.85 < side / card_px < 1.15:
-            continue
-        m = np.zeros(changed.shape, np.uint8)
-        cv2.fillPoly(m, [np.int32(q)], 1)
-        inside = m.astype(bool)
-        if changed[inside].mean() >= 0.5 and (changed & inside).sum() >= 0.5 * changed.sum():
-            out.append(q)
-    return out
