@@ -37,6 +37,8 @@ and its moves compared with the true game's:
     python benchmarks/video.py --quick        # one short game (what the test suite runs)
     python benchmarks/video.py --keep DIR     # keep the frames, records and configs in DIR
     python benchmarks/video.py --looks plain  # the project's own look (the old films)
+    python benchmarks/video.py --only 4,7     # games 4 and 7 of the 10 alone (the same films)
+    python benchmarks/video.py --keep DIR --reuse   # the films kept in DIR, refereed again
 
 Progress goes to stderr.
 """
@@ -128,9 +130,10 @@ class _Camera:
     """Renders the table's frames: one render per distinct scene, fresh noise per frame."""
 
     def __init__(self, layout, cond: Conditions, seed: int, folder: Path,
-                 look: Look | None = None) -> None:
+                 look: Look | None = None, reuse: bool = False) -> None:
         self.layout, self.cond, self.seed, self.folder = layout, cond, seed, folder
         self.look = look
+        self.reuse = reuse          # frames already in the folder are not drawn again
         rng = np.random.default_rng(seed)
         shape = (cond.height, cond.width, 3)
         self.noise = [rng.normal(0, 2.0, shape).astype(np.int16) for _ in range(4)]
@@ -142,16 +145,23 @@ class _Camera:
         key = (tuple(states), hand, shadow)
         img = self.cache.get(key)
         if img is None:
+            # each new scene's render seed: its place in the cache (kept when reused)
+            img = self.seed * 7919 + len(self.cache)
+            if len(self.cache) > 64:
+                self.cache.clear()
+            self.cache[key] = img
+        names = [self.folder / f"frame_{self.n + k:05d}.jpg" for k in range(frames)]
+        if self.reuse and all(p.is_file() for p in names):
+            self.n += frames        # the same seed drew these frames before: kept as they are
+            return
+        if isinstance(img, int):
             cond = replace(self.cond, hand_at=hand)
             if shadow is not None and self.look is None:
                 cond = replace(cond, shadow=shadow[0], light_seed=shadow[1])
             obs = Observation(self.layout.rows, self.layout.cols, tuple(states))
-            img = render(self.layout, obs, cond, seed=self.seed * 7919 + len(self.cache),
-                         jitter=0.0, look=self.look).image
+            img = render(self.layout, obs, cond, seed=img, jitter=0.0, look=self.look).image
             if shadow is not None and self.look is not None:
                 img = cast_shadow(img, shadow[0], shadow[1])
-            if len(self.cache) > 64:
-                self.cache.clear()
             self.cache[key] = img
         for _ in range(frames):
             noisy = np.clip(img.astype(np.int16) + self.noise[self.n % 4], 0, 255).astype(np.uint8)
@@ -163,11 +173,13 @@ class _Camera:
 def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
               max_moves: int = 46, hidden: int = 0, hovers: float = 0.15,
               shadows: float = 0.1, width: int = 640, height: int = 480,
-              moves: list[TrueMove] | None = None, look: Look | None = None) -> Film:
+              moves: list[TrueMove] | None = None, look: Look | None = None,
+              reuse: bool = False) -> Film:
     """Film a seeded game into ``folder`` (frames at :data:`FPS`); ``hidden`` moves are
     placed without the hand leaving the board in between (never the first nor the last).
     ``look``: the scene in that look (vision/looks.py: card art, board, chips, table,
-    hands with their sleeves, blur and cast shadows, light, camera); None: the plain one."""
+    hands with their sleeves, blur and cast shadows, light, camera); None: the plain one.
+    ``reuse``: frames already in ``folder`` (the same game filmed before) are kept."""
     layout = builtin_layout("classic")
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -178,7 +190,7 @@ def film_game(folder: Path, seed: int, players: int = 2, min_moves: int = 40,
     else:
         cond = look_conditions(look, width, height)
     truth = moves if moves is not None else true_game(seed, players, min_moves, max_moves)
-    cam = _Camera(layout, cond, seed, folder, look)
+    cam = _Camera(layout, cond, seed, folder, look, reuse)
     states = [SpaceState.EMPTY] * layout.size
     # the empty board first: the calibration is made from these frames, as a user would
     # (`seqboard calibrate` with the empty board in view), and the referee's first look
@@ -285,13 +297,16 @@ def game_look(seed: int, g: int, looks: str) -> Look | None:
     return look
 
 
-def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str = "heldout") -> dict:
+def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str = "heldout",
+        only: list[int] | None = None, reuse: bool = False) -> dict:
     totals = {"games": 0, "moves": 0, "phantom": 0, "missed": 0, "caught_up": 0, "warnings": 0,
               "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0,
               "refused": 0, "heldout_games": 0}
     per_game = []
     t0 = time.perf_counter()
     for g in range(games):
+        if only and g + 1 not in only:
+            continue
         gseed = seed * 1000 + g
         players = 2 if g % 3 != 2 else 3
         hidden = 0 if g % 4 == 0 else 1 + (g % 3 == 1)
@@ -303,7 +318,7 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
                              hovers=0.2, shadows=0.1, width=480, height=360, look=look)
         else:
             film = film_game(workdir / f"game{g:02d}", gseed, players, hidden=hidden, look=look,
-                             shadows=0.1 if look is None else 0.2)
+                             shadows=0.1 if look is None else 0.2, reuse=reuse)
         totals["heldout_games"] += bool(look is not None and look.held_out)
         if film.calibration_error:
             # the empty board was refused: nothing is refereed, every move is missed
@@ -357,8 +372,21 @@ def main(argv=None) -> int:
     ap.add_argument("--looks", choices=("heldout", "plain"), default="heldout",
                     help="heldout (default): each game in a look drawn from the held-out "
                          "families of vision/looks.py; plain: the project's own look")
+    ap.add_argument("--only", metavar="N,N", default="",
+                    help="film and referee only these games of the --games (numbered from 1, "
+                         "as in the table), e.g. --only 4,7: the same films as in a full run")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: frames already in DIR from a run with the same seed, "
+                         "looks and games are not drawn again (to referee the same films "
+                         "after a change to the referee; a partial folder is completed)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    if args.reuse and not args.keep:
+        ap.error("--reuse needs --keep DIR (the folder the films were kept in)")
+    try:
+        only = [int(x) for x in args.only.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--only: numbers separated by commas, not {args.only!r}")
     games = 1 if args.quick else args.games
     if games < 1:
         ap.error("--games: at least 1")
@@ -369,10 +397,10 @@ def main(argv=None) -> int:
     if args.keep:
         work = Path(args.keep).resolve()
         work.mkdir(parents=True, exist_ok=True)
-        totals = run(games, args.seed, work, args.quick, progress, args.looks)
+        totals = run(games, args.seed, work, args.quick, progress, args.looks, only, args.reuse)
     else:
         with tempfile.TemporaryDirectory(prefix="seqboard-video-") as tmp:
-            totals = run(games, args.seed, Path(tmp), args.quick, progress, args.looks)
+            totals = run(games, args.seed, Path(tmp), args.quick, progress, args.looks, only)
     result = figures(totals)
     if args.json:
         print(json.dumps(result))

@@ -21,6 +21,12 @@ hands come and go.
     python benchmarks/vision.py --calibration-only # the held-out calibration figures alone
     python benchmarks/vision.py --quick --json     # a few frames of everything, one short
                                                    # filmed game (for tests)
+    python benchmarks/vision.py --json --frames 10 --scenes 0 --calibrations 5 \
+        --video-games 0 --timed 30                 # speed alone (a minute; run it on a Pi)
+
+``ms_per_frame_720p`` is wall-clock time (median of ``--timed`` reads, one thread);
+``cpu_ms_per_frame_720p`` the processor time of the reading thread, which is what one free
+core takes even on a machine other work keeps busy (on an idle machine the two agree).
 
 The held-out figures (``heldout_*``, ``calibration_*``, ``uncalibrated_space_accuracy``) are
 measured on scenes drawn in looks of held-out families (vision/looks.py; docs/vision.md):
@@ -213,17 +219,22 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
             progress(done, total, "held-out frames")
     from vision.calibration import GridRefused
     cal_ok = cal_wrong = cal_refused = cal_missing = 0
+    cal_s: list[float] = []          # seconds per calibration (wall clock, processor time)
+    cal_cpu: list[float] = []
     for s in range(cal_scenes):
         look = draw_look(rng, "heldout")
         cond = look_conditions(look)
         empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
                        seed=int(rng.integers(1 << 30)), jitter=0, look=look)
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             cal = calibrate([empty.image], layout)
         except GridRefused:
             cal, cal_refused = None, cal_refused + 1
         except (BoardNotFound, ValueError):
             cal, cal_missing = None, cal_missing + 1
+        cal_s.append(time.perf_counter() - t0)
+        cal_cpu.append(time.thread_time() - c0)
         if cal is not None:
             cal_ok += 1
             space = float(np.linalg.norm(empty.grid_corners[1] - empty.grid_corners[0])) / layout.cols
@@ -243,6 +254,9 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
         "heldout_unknown_rate": round(tot["far_unknown"] / max(tot["far"], 1), 6),
         "heldout_board_accuracy": round(tot["boards_right"] / max(tot["boards"], 1), 4),
         "calibration_scenes": cal_scenes,
+        "calibration_seconds_median": round(statistics.median(cal_s), 2) if cal_s else None,
+        "calibration_cpu_seconds_median": round(statistics.median(cal_cpu), 2) if cal_cpu else None,
+        "calibration_cpu_seconds_max": round(max(cal_cpu), 2) if cal_cpu else None,
         "calibration_success_rate": round(cal_ok / max(cal_scenes, 1), 4),
         "calibration_wrong_grids": cal_wrong,
         "calibration_refused": cal_refused,          # a grid the pairs did not confirm
@@ -265,12 +279,13 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
     images = [render(layout, random_board(layout, rng), cond, seed=k).image for k in range(8)]
     for img in images[:2]:
         reader.read(img)                      # warm up
-    total, classify_ms, locate_ms, model_ms = [], [], [], []
+    total, classify_ms, locate_ms, model_ms, cpu = [], [], [], [], []
     for k in range(frames):
         img = images[k % len(images)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         reading = reader.read(img)
         total.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.thread_time() - c0) * 1000)
         classify_ms.append(reading.timings.get("classify_ms", 0.0))
         model_ms.append(reading.timings.get("model_ms", 0.0))
     fresh = BoardReader(cal, layout, **READER_KW)
@@ -278,7 +293,8 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
         t0 = time.perf_counter()
         fresh.locate(images[k % len(images)])
         locate_ms.append((time.perf_counter() - t0) * 1000)
-    return {"ms": statistics.median(total), "classify_ms": statistics.median(classify_ms),
+    return {"ms": statistics.median(total), "cpu_ms": statistics.median(cpu),
+            "classify_ms": statistics.median(classify_ms),
             "model_ms": statistics.median(model_ms),
             "locate_ms": statistics.median(locate_ms)}
 
@@ -326,6 +342,8 @@ def main(argv=None) -> int:
         held = heldout(args.scenes, args.scene_frames, args.calibrations, args.seed, progress,
                        read=False)
         keys = ("calibration_scenes", "calibration_success_rate", "calibration_wrong_grids",
+                "calibration_seconds_median", "calibration_cpu_seconds_median",
+                "calibration_cpu_seconds_max",
                 "calibration_refused", "calibration_board_not_found")
         result = {k: held[k] for k in keys}
         print(json.dumps(result) if args.json else
@@ -351,6 +369,10 @@ def main(argv=None) -> int:
         "board_accuracy": round(boards_right / frames, 4),
         "ms_per_frame_720p": round(t720["ms"], 2),
         "ms_per_frame_1080p": round(t1080["ms"], 2),
+        # the processor time of the reading thread alone: what one free core takes, even
+        # on a machine loaded by other work (the wall-clock figures above include waiting)
+        "cpu_ms_per_frame_720p": round(t720["cpu_ms"], 2),
+        "cpu_ms_per_frame_1080p": round(t1080["cpu_ms"], 2),
         "classify_ms_720p": round(t720["classify_ms"], 2),
         "classify_ms_1080p": round(t1080["classify_ms"], 2),
         # the learned space classifier's share of classify_ms (vision/spacenet.py)

@@ -14,8 +14,20 @@ space that differs from the game and is doubtful:
   band, never a verdict);
 - it is a chip of a colour no team of this game plays (red in a blue-green game: the
   print of a red card misread);
-- it touches (side or corner) a space already doubtful for one of these reasons, and also
-  differs from the game: the rest of a shadow's band, the far edge of an arm.
+- it touches (side or corner) a space already doubtful for one of these reasons (not a
+  free corner: a chip read doubtfully there is the corner's own print misread, more often
+  than not), and also differs from the game: the rest of a shadow's band, the far edge of
+  an arm;
+- it is a new chip of a team whose turn it is not, and no new chip of the team to move
+  (and of every team between) shows, while a space empty in the game cannot be read
+  (unknown: glare, a hand's halo, an unsure reading): the team to move may have placed its
+  chip there, unseen. Judged at once, that would be a false "out of turn" warning, or a
+  caught-up series in the wrong order that puts every later move one turn out. Every new
+  chip waits (one placed where the board was seen empty came after the hidden move) until
+  one of those spaces shows a chip (that move is judged first, then the same board again:
+  the chips that waited, in turn), or none of them is unknown any more (then the chip is
+  judged: a real move out of turn is warned). The session passes :attr:`Screened.hidden`
+  from one screen to the next.
 
 An unknown space is ignored by the referee (it waits: nothing is applied, nothing is
 warned). The screened observation is what is judged, recorded and replayed, so a replay
@@ -48,9 +60,12 @@ class Screened:
 
     observation: Observation
     waiting: tuple[int, ...] = ()
-    #: why each space waits: "doubtful", "white" (off any sequence), "colour" (no team's)
-    #: or "beside" (a doubtful one)
+    #: why each space waits: "doubtful", "white" (off any sequence), "colour" (no team's),
+    #: "beside" (a doubtful one) or "turn" (not its team's turn, and a move may be unseen)
     why: tuple[tuple[int, str], ...] = ()
+    #: the spaces, unknown, where a move of the team to move may be hidden (chips of later
+    #: teams wait on them): pass it to the next :func:`screen`
+    hidden: frozenset[int] = frozenset()
 
 
 def differs(referee, obs: Observation) -> list[int]:
@@ -74,11 +89,14 @@ def differs(referee, obs: Observation) -> list[int]:
     return out
 
 
-def screen(referee, obs: Observation, doubt: float = DOUBT) -> Screened:
-    """``obs`` with its doubtful differences made unknown (see the module's docstring)."""
+def screen(referee, obs: Observation, doubt: float = DOUBT,
+           hidden: frozenset[int] = frozenset()) -> Screened:
+    """``obs`` with its doubtful differences made unknown (see the module's docstring).
+    ``hidden``: the last screen's :attr:`Screened.hidden` (a move may be hidden there)."""
     diff = differs(referee, obs)
     if not diff:
-        return Screened(obs)
+        # nothing new: a move awaited where nothing can be seen is still awaited
+        return Screened(obs, hidden=_unseen_moves(referee, obs, diff, {}, hidden))
     why: dict[int, str] = {i: "doubtful" for i in diff if obs.confidence[i] < doubt}
     for i in diff:
         st = obs.states[i]
@@ -91,7 +109,9 @@ def screen(referee, obs: Observation, doubt: float = DOUBT) -> Screened:
         # a doubt spreads to the differing readings that touch it
         rows, cols = obs.rows, obs.cols
         rest = set(diff) - set(why)
-        todo = list(why)
+        # (not from a free corner: a chip read there is its own print misread, or a chip
+        # put there by mistake; its neighbours' moves are judged)
+        todo = [i for i in why if i not in referee.layout.free]
         while todo and rest:
             i = todo.pop()
             r, c = divmod(i, cols)
@@ -103,10 +123,11 @@ def screen(referee, obs: Observation, doubt: float = DOUBT) -> Screened:
                         rest.discard(j)
                         why[j] = "beside"
                         todo.append(j)
+    hidden = _unseen_moves(referee, obs, diff, why, hidden)
     if not why:
-        return Screened(obs)
+        return Screened(obs, hidden=hidden)
     waiting = tuple(sorted(why))
-    return Screened(_unknown(obs, why), waiting, tuple((i, why[i]) for i in waiting))
+    return Screened(_unknown(obs, why), waiting, tuple((i, why[i]) for i in waiting), hidden)
 
 
 def _unknown(obs: Observation, spaces) -> Observation:
@@ -118,6 +139,53 @@ def _unknown(obs: Observation, spaces) -> Observation:
         states[i] = SpaceState.UNKNOWN
         conf[i] = 0.0
     return Observation(obs.rows, obs.cols, tuple(states), tuple(conf))
+
+
+def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str],
+                  hidden: frozenset[int]) -> frozenset[int]:
+    """Mark "turn" in ``why`` the new chips that wait on a move the sensing may not see;
+    the spaces where that move may be hidden (empty when nothing waits).
+
+    A new chip of a later team with no new chip of every team before it (from the team to
+    move) means those moves were made where nothing can be seen, if anywhere: in a space
+    empty in the game and unknown now. Until one of those spaces shows a chip, or none of
+    them is unknown any more, every new chip waits (one placed where the board was seen
+    empty came after the hidden move, not before it)."""
+    cells = referee.board.cells
+    free = referee.layout.free
+    seen = _unknown(obs, why)
+    # where a chip may be that cannot be seen: unknown to the sensing, or a doubtful reading
+    # (not a white chip, nor one of a colour no team plays: those are no team's move)
+    unknown = {i for i, st in enumerate(obs.states)
+               if cells[i] == 0 and i not in free
+               and (st is SpaceState.UNKNOWN or why.get(i) in ("doubtful", "beside"))}
+    others = [i for i in diff if i not in why]          # the differences to be judged
+    new = [i for i in others if seen.states[i].is_colour and cells[i] == 0]
+    if hidden:
+        if any(seen.states[i].is_chip for i in hidden):
+            # the hidden move shows: it is judged first, the rest after it (the session
+            # judges the same board again)
+            why.update({i: "turn" for i in others if i not in hidden})
+            return frozenset()
+        if not (hidden & unknown):
+            return frozenset()           # nothing can hide it: judged as it stands
+        # still hidden: nothing is judged, a removal no more than a chip (it may be the
+        # next turn's)
+        why.update({i: "turn" for i in others})
+        return frozenset(hidden & unknown)
+    if not unknown or len(new) != len(others):
+        return frozenset()      # a chip taken off or changed: some team's move shows
+    order = [referee.colours[(referee.team + k) % referee.n_teams] for k in range(referee.n_teams)]
+    placed = {seen.states[i].value for i in new}
+    ahead = []
+    for i in new:
+        team = order.index(seen.states[i].value) if seen.states[i].value in order else 0
+        if any(c not in placed for c in order[:team]):
+            ahead.append(i)
+    if not ahead:
+        return frozenset()
+    why.update({i: "turn" for i in others})
+    return frozenset(unknown)
 
 
 def _whites_explained(referee, obs: Observation) -> bool:

@@ -78,6 +78,8 @@ class Session:
         self.hints_at = -1
         #: a series of missed moves waiting for a person's confirmation (see observe)
         self.pending_catchup: tuple[catchup.Series, Observation, dict] | None = None
+        #: spaces, unknown, where a move the camera did not see may be (engine/evidence.py)
+        self.hidden_move: frozenset[int] = frozenset()
         #: the sensing tells where chips are, not their colour (an occupancy matrix)
         self.colour_blind = False
         #: a series this long or longer is accepted only when a person confirms it
@@ -146,15 +148,26 @@ class Session:
         sequence, or touching such a space) becomes unknown: it is waited on, never judged.
         The screened observation is the one judged and recorded."""
         r = self.referee
-        screened = evidence.screen(r, obs)
+        seen = obs
+        screened = evidence.screen(r, obs, hidden=self.hidden_move)
+        self.hidden_move = screened.hidden
         obs = screened.observation
         if screened.waiting != self.waiting:
             self.waiting = screened.waiting
-            if screened.waiting:
-                names = ", ".join(r.layout.space_name(i) for i in screened.waiting)
+            why = dict(screened.why)
+            turn = [i for i in screened.waiting if why.get(i) == "turn"]
+            unsure = [i for i in screened.waiting if why.get(i) != "turn"]
+            if unsure:
+                names = ", ".join(r.layout.space_name(i) for i in unsure)
                 self._log_line("info", f"waiting: not sure of {names} (a shadow, an arm's edge, "
                                        f"the light?); judged once they read clearly",
-                               spaces=list(screened.waiting))
+                               spaces=unsure)
+            if turn:
+                # chips of later teams, while the move of the team to move may be out of sight
+                names = ", ".join(r.layout.space_name(i) for i in turn)
+                self._log_line("info", f"waiting: {names} wait for {r.colour_name(r.team)}'s move, "
+                                       f"which the camera may not see yet",
+                               spaces=turn)
         self.last_observation = obs
         self.pending_catchup = None
         at = dict(at or {})
@@ -245,6 +258,10 @@ class Session:
                          {"computer_card": card} if proposed else {}))
         if r.over:
             self.finish()
+        elif not self.hidden_move and any(why == "turn" for _, why in screened.why):
+            # a move hidden from the camera was judged: the chips that waited on it are
+            # judged now, on the same board (the camera reports a board only once)
+            self.observe(seen, at)
         return v
 
     # --- judging with the card laid (issue 24) ----------------------------------------------
@@ -418,6 +435,7 @@ class Session:
         r = self.referee
         if obs is None or self.seat_policy is not None:
             return False            # remote play: the other board would not follow
+        self.hidden_move = frozenset()
         board = r.board
         changed = []
         for i, st in enumerate(obs.states):
@@ -679,6 +697,7 @@ class Session:
             self._rebuild_game_without_last()
         self.warning = None
         self.pending_catchup = None
+        self.hidden_move = frozenset()
         self.ended = False
         self._withdraw_proposal()
         self._log_line("undo", v.message)

@@ -54,8 +54,13 @@ def shadow_like(f: SpaceFeatures, ref: Reference) -> np.ndarray:
     a = f.patch.reshape(n, PATCH * PATCH, 3)
     b = ref.patch.reshape(n, PATCH * PATCH, 3)
     lq = np.log((a + 8.0) / (b + 8.0))
-    chroma = lq.std(axis=2).mean(axis=1)
-    lum = lq.mean(axis=2)                                    # (n, k)
+    # the mean and std over the three channels, as numpy's mean and std sum them, spelt out
+    # (numpy's reductions over an axis of three are slow)
+    three = np.asarray(3, lq.dtype)
+    lum = (lq[..., 0] + lq[..., 1] + lq[..., 2]) / three     # (n, k)
+    dev = lq - lum[..., None]
+    dev = dev * dev
+    chroma = np.sqrt((dev[..., 0] + dev[..., 1] + dev[..., 2]) / three).mean(axis=1)
     res = np.abs(lum - lum @ _PLANE.T).mean(axis=1)
     return ((chroma < SHADOW_CHROMA) & (res < SHADOW_PLANE)) | \
         ((chroma < SHADOW_GREY) & (res < SHADOW_EDGE))

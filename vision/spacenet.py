@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from engine.observation import SpaceState
@@ -44,8 +45,10 @@ def space_inputs(norm: np.ndarray, ref_patch: np.ndarray | None) -> np.ndarray:
     every space (``SpaceFeatures.norm``, (n, CANON*CANON, 3)) and the calibration's
     reference patches (``Reference.patch``, (n, 8*8*3)) or None."""
     n = len(norm)
-    k = CANON // SIDE
-    x = norm.reshape(n, SIDE, k, SIDE, k, 3).mean(axis=(2, 4))            # (n, 16, 16, 3)
+    # each space averaged to SIDE x SIDE: OpenCV's area resize gives numpy's mean of each
+    # k x k block (the same numbers) in a twentieth of the time
+    x = cv2.resize(np.ascontiguousarray(norm).reshape(n * CANON, CANON, 3), (SIDE, n * SIDE),
+                   interpolation=cv2.INTER_AREA).reshape(n, SIDE, SIDE, 3)
     out = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
     out[:, 0:3] = x.transpose(0, 3, 1, 2) / 127.5 - 1.0
     if ref_patch is not None:

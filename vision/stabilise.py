@@ -16,6 +16,15 @@ shadow passing, a reflection): it is reported unknown meanwhile. A change no han
 making is still accepted after that time, so the game is never held up by a hand the
 reader missed.
 
+A cover that does not move is no hand: a space read as covered in most frames for
+``stuck_after`` seconds while the rest of the board is seen (glare on one space, a stain, a
+printed picture the reader takes for skin) would otherwise hold every frame back, and the
+referee would wait for the whole game. Once every covered space of a frame has been covered
+in most frames of that time, the frame counts as one without a hand: those spaces are
+reported unknown (readings beside them are doubtful already: vision/doubt.py), they are
+named in :attr:`Stabiliser.problems`, and the rest of the board settles. A hand that
+comes in covers new spaces and is waited for as before.
+
 Each space's confidence in a stable observation is the least it had over the settle
 window: a reading doubted in any frame of it (vision/doubt.py: a shadow, an arm's edge)
 stays doubtful, and the referee waits on it (engine/evidence.py). When a space that was
@@ -51,6 +60,9 @@ _STATES = list(SpaceState)
 _UNKNOWN = _CODES[SpaceState.UNKNOWN]
 #: a reading this confident is judged by the referee
 SURE = DOUBT
+#: a space covered in at least this share of the frames of the last ``stuck_after`` seconds
+#: is a fixed cover (glare, a mark), not a hand
+STUCK_SHARE = 0.75
 
 
 class Stabiliser:
@@ -65,8 +77,14 @@ class Stabiliser:
 
     def __init__(self, settle: float = 0.6, motion: float = 4.0,
                  problem_after: float | None = None, flips: int = 3,
-                 untouched_after: float | None = None) -> None:
+                 untouched_after: float | None = None, stuck_after: float | None = None) -> None:
         self.settle = settle
+        #: a space covered in most frames of this long (STUCK_SHARE), the rest of the board
+        #: seen, is a fixed cover (not a hand): reported unknown, the rest settles
+        self.stuck_after = stuck_after if stuck_after is not None else max(3.0, 5 * settle)
+        self._covers: deque[tuple[float, np.ndarray]] = deque()  # (t, covered) of recent frames
+        self._stuck_problems: dict[int, str] = {}
+        self._flip_probs: dict[int, str] = {}
         self.motion = motion
         self.untouched_after = untouched_after if untouched_after is not None else max(3.0, 5 * settle)
         self._touched: np.ndarray | None = None     # a hand over or beside it since the report
@@ -101,6 +119,36 @@ class Stabiliser:
         self.state = state
         self._window.clear()
 
+    def _stuck(self, reading: FrameReading, t: float, names) -> np.ndarray | None:
+        """The fixed covers: when every covered space of the reading has been covered in
+        most frames (:data:`STUCK_SHARE`) of the last ``stuck_after`` seconds (a cover that
+        does not move, not a hand), the (n,) mask of them; None when a space is covered that
+        was not so (a hand: wait)."""
+        n = len(reading.observation.states)
+        if not reading.found:
+            self._covers.clear()
+            self._stuck_problems = {}
+            return None
+        occ = np.asarray(reading.occluded, bool)
+        self._covers.append((t, occ))
+        while len(self._covers) >= 2 and self._covers[1][0] <= t - self.stuck_after:
+            self._covers.popleft()
+        if not occ.any():
+            self._stuck_problems = {}
+            return np.zeros(n, bool)
+        if t - self._covers[0][0] < self.stuck_after:
+            self._stuck_problems = {}
+            return None
+        share = np.mean([o for _, o in self._covers], axis=0)
+        fixed = occ & (share >= STUCK_SHARE)
+        self._stuck_problems = {
+            int(i): f"{names(int(i))} has looked covered for {self.stuck_after:.0f} s and more: "
+                    f"glare, a mark or something left on it? It is not judged meanwhile"
+            for i in np.flatnonzero(fixed)}
+        if (occ & ~fixed).any():
+            return None
+        return fixed
+
     def _note_flips(self, codes: np.ndarray, t: float, names) -> None:
         """Count each space's changes between two known states; name the flickering ones."""
         known = codes != _UNKNOWN
@@ -125,7 +173,7 @@ class Stabiliser:
             if len(q) >= self.flips:
                 what = " and ".join(_name(_STATES[k]) for k in sorted(self._seen.get(i, ())))
                 problems[i] = f"{names(i)} keeps changing between {what}: check the light there"
-        self.problems = problems
+        self._flip_probs = problems
 
     def update(self, reading: FrameReading, t: float, names=None) -> Observation | None:
         """The stable observation this reading completes, or None. ``names(i)``: a space's
@@ -134,23 +182,32 @@ class Stabiliser:
         n = len(reading.observation.states)
         if self._touched is None:
             self._touched = np.zeros(n, bool)
+        stuck = self._stuck(reading, t, names or (lambda i: f"space {i}"))
+        hand = reading.found and reading.hand and stuck is None
         if not reading.found:
             self._touched[:] = True             # unseen: anything may have happened
-        elif reading.hand:
+        elif hand:
             rows, cols = reading.observation.rows, reading.observation.cols
             near = cv2.dilate(np.array(reading.occluded, np.uint8).reshape(rows, cols),
                               np.ones((3, 3), np.uint8)).ravel() > 0
             self._touched |= near
-        if not reading.found or reading.hand:
+        if not reading.found or hand:
             self._reset("covered" if reading.found else "waiting")
+            self.problems = {**self._flip_probs, **self._stuck_problems}
             return None
         if moving:
             self._reset("moving")
             return None
         obs = reading.observation
         codes = np.fromiter((_CODES[s] for s in obs.states), np.int8, len(obs.states))
+        conf_now = np.asarray(reading.confidence, np.float32)
+        if stuck is not None and stuck.any():
+            # a fixed cover: unknown (the reader already doubts the spaces beside it)
+            codes[stuck] = _UNKNOWN
+            conf_now = np.where(stuck, 0.0, conf_now).astype(np.float32)
         self._note_flips(codes, t, names or (lambda i: f"space {i}"))
-        self._window.append((t, codes, np.asarray(reading.confidence, np.float32)))
+        self.problems = {**self._flip_probs, **self._stuck_problems}
+        self._window.append((t, codes, conf_now))
         # the window: the readings of the last `settle` seconds, and the one just before
         # them (which shows the board was already so when the window began)
         while len(self._window) >= 2 and self._window[1][0] <= t - self.settle:

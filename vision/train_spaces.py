@@ -2,15 +2,21 @@
 
     python -m vision.train_spaces --seed 1                 # data, training, export (minutes)
     python -m vision.train_spaces --seed 1 --scenes 40     # a smaller, quicker run
+    python -m vision.train_spaces --seed 1 --augment 0 --scenes 220 --epochs 4   # the first model
 
-Needs the ``train`` extra (``pip install -e '.[train]'``: PyTorch, CPU build); reading
-never does. The data are crops of spaces from renders of looks drawn by
-``draw_look(rng, "tuned")`` only (no held-out family is ever seen), straightened as the
+Needs the ``train`` extra (``pip install -e '.[train]'``: PyTorch, CPU build, and onnx for
+the export); reading never does. The data are crops of spaces from renders of looks drawn
+by ``draw_look(rng, "tuned")`` only (no held-out family is ever seen), straightened as the
 reader straightens them (the grid corners off by up to a few per cent of a space, as a
 calibration may be), light-normalised by the board's own paper, each with its empty-board
 reference from the same scene; hands, sleeves, shadows, glare, blur and chips off-centre
-come from the renderer. The data are cached in ``build/spaces-data/`` (not in git). The
-same seed gives the same data and, on the same machine, the same model.
+come from the renderer. With ``--augment 1`` (the default) half the scenes are also
+changed by generic camera and light changes that are no look's code (the light down to
+30 %, gamma, a colour cast, noise, defocus, JPEG; :func:`photometric`), the grid is off
+by a little more, and training shifts crops by a pixel and adds noise; the probabilities
+are then calibrated (a temperature) on tuned scenes kept aside. The data are cached in
+``build/spaces-data/`` in chunks of 20 scenes (not in git). The same seed gives the same
+data and, on the same machine, the same model.
 """
 
 from __future__ import annotations
@@ -30,9 +36,42 @@ BATCH = 256
 LABEL = {s.value: i for i, s in enumerate(CLASSES) if i != COVERED}
 
 
+def photometric(img: np.ndarray, rng: np.random.Generator, base: dict) -> np.ndarray:
+    """Generic camera and light changes over a rendered picture, none of them a held-out
+    family's code: the scene's own light level (down to 30 %), gamma and colour cast
+    (``base``, drawn once a scene), and per picture a little more or less light, sensor
+    noise (more in dim light), defocus and JPEG."""
+    import cv2
+    x = img.astype(np.float32) / 255.0
+    gain = base["level"] * float(rng.uniform(0.88, 1.12)) * base["cast"]
+    x = np.clip(x * gain, 0, 1) ** base["gamma"]
+    x = x * 255.0
+    sigma = float(rng.uniform(0.0, 3.0)) + (4.0 * (1.0 - base["level"]) if base["level"] < 1 else 0)
+    if sigma > 0.2:
+        x = x + rng.normal(0, sigma, x.shape).astype(np.float32)
+    out = np.clip(x + 0.5, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.4, 1.4)))
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def _photometric_base(rng: np.random.Generator) -> dict | None:
+    """A scene's light level, gamma and colour cast, or None (the picture as rendered:
+    half the scenes)."""
+    if rng.random() < 0.5:
+        return None
+    level = float(np.exp(rng.uniform(np.log(0.3), np.log(1.1))))
+    return {"level": level, "gamma": float(rng.uniform(0.75, 1.35)),
+            "cast": rng.uniform(0.82, 1.18, 3).astype(np.float32)}
+
+
 def _scene(args) -> dict:
     """The samples of one scene: (crops uint8, reference patches uint8, labels)."""
-    seed, index, frames = args
+    seed, index, frames, augment = args
+    grid_off = 0.055 if augment else 0.04
     import cv2
     cv2.setNumThreads(1)
     from engine.game import builtin_layout
@@ -44,6 +83,7 @@ def _scene(args) -> dict:
     from .synth import CONDITION_KINDS, random_board, random_conditions, render
     layout = builtin_layout("classic")
     rng = np.random.default_rng([seed, 1901, index])
+    prng = np.random.default_rng([seed, 1902, index])     # the photometric changes
     n = layout.size
     old_world = rng.random() < 0.15          # now and then the project's own plain look
     if old_world:
@@ -56,8 +96,11 @@ def _scene(args) -> dict:
     empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
                    seed=int(rng.integers(1 << 30)), jitter=0, look=look)
     space = float(np.linalg.norm(empty.grid_corners[1] - empty.grid_corners[0])) / layout.cols
-    corners = np.float32(empty.grid_corners + rng.normal(0, 0.04 * space, (4, 2)))
-    ref_feats = features(straighten(empty.image, corners, layout), layout.rows, layout.cols)
+    corners = np.float32(empty.grid_corners + rng.normal(0, grid_off * space, (4, 2)))
+    # generic photometric changes (widened: --augment 1 in the default)
+    aug = _photometric_base(prng) if augment else None
+    empty_image = photometric(empty.image, prng, aug) if aug is not None else empty.image
+    ref_feats = features(straighten(empty_image, corners, layout), layout.rows, layout.cols)
     ref = Reference.from_features(ref_feats)
     xs, refs, ys = [], [], []
 
@@ -76,36 +119,61 @@ def _scene(args) -> dict:
         r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
         # the camera may have been nudged a little since calibration
         cr = np.float32(corners + rng.normal(0, 0.015 * space, (4, 2)))
-        f = features(straighten(r.image, cr, layout), layout.rows, layout.cols)
+        image = r.image
+        if aug is not None:
+            # now and then the light in play differs from the calibration's
+            a = aug if prng.random() < 0.7 else dict(aug, level=aug["level"] * float(
+                prng.uniform(0.6, 1.2)))
+            image = photometric(image, prng, a)
+        elif augment and prng.random() < 0.3:
+            image = photometric(image, prng, {"level": 1.0, "gamma": 1.0,
+                                              "cast": np.ones(3, np.float32)})
+        if augment:
+            cr = np.float32(cr + prng.normal(0, 0.015 * space, (4, 2)))
+        f = features(straighten(image, cr, layout), layout.rows, layout.cols)
         labels = [COVERED if occ else LABEL[st.value] for st, occ in zip(board.states, r.occluded)]
         add(f, labels)
     return {"x": np.concatenate(xs), "ref": np.concatenate(refs), "y": np.concatenate(ys)}
 
 
-def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progress) -> dict:
-    path = cache / f"spaces-seed{seed}-scenes{scenes}-frames{frames}.npz"
-    if path.is_file():
-        progress(f"data: {path} (cached)")
-        with np.load(path) as d:
-            return {k: d[k] for k in d.files}
+CHUNK = 20      # scenes rendered and cached together
+
+
+def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progress,
+              augment: bool = True) -> dict:
+    """The samples of scenes 0..scenes-1, rendered in chunks of CHUNK scenes, each chunk
+    cached in ``cache`` (a larger run reuses the chunks of a smaller one)."""
     parts = []
     t0 = time.time()
-    work = [(seed, i, frames) for i in range(scenes)]
-    if jobs > 1:
-        from multiprocessing import get_context
-        with get_context("fork").Pool(jobs) as pool:
-            for i, part in enumerate(pool.imap(_scene, work)):
-                parts.append(part)
-                progress(f"data: scene {i + 1}/{scenes} ({time.time() - t0:.0f} s)")
-    else:
-        for i, w in enumerate(work):
-            parts.append(_scene(w))
-            progress(f"data: scene {i + 1}/{scenes} ({time.time() - t0:.0f} s)")
-    data = {k: np.concatenate([p[k] for p in parts]) for k in ("x", "ref", "y")}
-    data["scene"] = np.concatenate([np.full(len(p["y"]), i) for i, p in enumerate(parts)])
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **data)
-    progress(f"data: {len(data['y'])} spaces from {scenes} scenes saved in {path}")
+    tag = f"spaces-seed{seed}-frames{frames}" + ("-aug" if augment else "")
+    for c0 in range(0, scenes, CHUNK):
+        c1 = min(scenes, c0 + CHUNK)
+        path = cache / f"{tag}-{c0}-{c1}.npz"
+        if path.is_file():
+            with np.load(path) as d:
+                part = {k: d[k] for k in d.files}
+            progress(f"data: scenes {c0 + 1}-{c1}/{scenes} from {path}")
+        else:
+            work = [(seed, i, frames, augment) for i in range(c0, c1)]
+            got = []
+            if jobs > 1:
+                from multiprocessing import get_context
+                with get_context("fork").Pool(jobs) as pool:
+                    for i, p in enumerate(pool.imap(_scene, work)):
+                        got.append(p)
+                        progress(f"data: scene {c0 + i + 1}/{scenes} ({time.time() - t0:.0f} s)")
+            else:
+                for i, w in enumerate(work):
+                    got.append(_scene(w))
+                    progress(f"data: scene {c0 + i + 1}/{scenes} ({time.time() - t0:.0f} s)")
+            part = {k: np.concatenate([p[k] for p in got]) for k in ("x", "ref", "y")}
+            part["scene"] = np.concatenate([np.full(len(p["y"]), c0 + i)
+                                            for i, p in enumerate(got)])
+            cache.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(path, **part)
+        parts.append(part)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in ("x", "ref", "y", "scene")}
+    progress(f"data: {len(data['y'])} spaces from {scenes} scenes")
     return data
 
 
@@ -122,7 +190,8 @@ def _net():
                          nn.Linear(48, len(CLASSES)))
 
 
-def train(data: dict, seed: int, epochs: int, progress):
+def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
+          calibrate_t: bool = True):
     import torch
     import torch.nn.functional as F
     torch.manual_seed(seed)
@@ -153,7 +222,7 @@ def train(data: dict, seed: int, epochs: int, progress):
             idx = order[b:b + BATCH]
             if b // BATCH % 50 == 0:
                 progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} spaces")
-            xb = augment(x[idx].clone(), gen)
+            xb = augment(x[idx].clone(), gen, strong)
             loss = F.cross_entropy(model(xb), y[idx], weight=weight, label_smoothing=0.02)
             opt.zero_grad()
             loss.backward()
@@ -164,6 +233,8 @@ def train(data: dict, seed: int, epochs: int, progress):
         acc, acc_noref = evaluate(model, x, y, va_idx)
         progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
                  f"{acc:.4f} (without reference {acc_noref:.4f}) {time.time() - t0:.0f} s")
+    if calibrate_t:
+        fit_temperature(model, x, y, va_idx, progress)
     model.eval()
     return model
 
@@ -178,22 +249,61 @@ def space_inputs_from_data(data: dict):
     return torch.from_numpy(x)
 
 
-def augment(xb, gen: np.random.Generator):
+def augment(xb, gen: np.random.Generator, strong: bool = True):
     """Turns and mirrors (cards are printed any way round), light off by a little in
     strength and colour (the normalisation is not perfect), the reference dropped for a
-    third of the spaces (reading without calibration)."""
+    third of the spaces (reading without calibration). ``strong`` (the default since the
+    second model) adds: the light off by more, the reference's light off a little from the
+    frame's, a shift of the crop by up to a pixel of 16 (the grid a little off against
+    the calibration), and a little noise."""
     import torch
     k = int(gen.integers(4))
     xb = torch.rot90(xb, k, dims=(2, 3))
     if gen.random() < 0.5:
         xb = torch.flip(xb, dims=(3,))
     m = len(xb)
-    gain = torch.from_numpy(gen.uniform(0.85, 1.12, (m, 1, 1, 1)).astype(np.float32)) * \
-        torch.from_numpy(gen.uniform(0.95, 1.05, (m, 3, 1, 1)).astype(np.float32))
+    lo, hi, c = (0.8, 1.15, 0.08) if strong else (0.85, 1.12, 0.05)
+    gain = torch.from_numpy(gen.uniform(lo, hi, (m, 1, 1, 1)).astype(np.float32)) * \
+        torch.from_numpy(gen.uniform(1 - c, 1 + c, (m, 3, 1, 1)).astype(np.float32))
     xb[:, 0:3] = (xb[:, 0:3] + 1.0) * gain - 1.0
+    if strong:
+        rg = torch.from_numpy(gen.uniform(0.95, 1.05, (m, 3, 1, 1)).astype(np.float32))
+        xb[:, 3:6] = torch.where(xb[:, 6:7] > 0, (xb[:, 3:6] + 1.0) * rg - 1.0, xb[:, 3:6])
+        # a shift of the space's crop by one pixel (a quarter of the batch, each way)
+        part = m // 4
+        if part:
+            dy, dx = int(gen.integers(-1, 2)), int(gen.integers(-1, 2))
+            xb[:part, 0:3] = torch.roll(xb[:part, 0:3], (dy, dx), dims=(2, 3))
+        sigma = torch.from_numpy(gen.uniform(0, 0.03, (m, 1, 1, 1)).astype(np.float32))
+        xb[:, 0:3] += torch.randn_like(xb[:, 0:3]) * sigma
     drop = torch.from_numpy(gen.random(m) < 0.33)
     xb[drop, 3:] = 0.0
     return xb
+
+
+def fit_temperature(model, x, y, idx, progress) -> float:
+    """The temperature that makes the model's probabilities honest on the tuned validation
+    spaces (least negative log-likelihood; with and without the reference), baked into
+    the last layer: "90 % sure" then means right about nine times in ten there."""
+    import torch
+    import torch.nn.functional as F
+    model.eval()
+    with torch.no_grad():
+        xb = x[idx]
+        xn = xb.clone()
+        xn[:, 3:] = 0.0
+        logits = torch.cat([model(xb), model(xn)])
+        yy = torch.cat([y[idx], y[idx]])
+        best, best_t = None, 1.0
+        for t in np.exp(np.linspace(np.log(0.25), np.log(3.0), 61)):
+            nll = float(F.cross_entropy(logits / float(t), yy))
+            if best is None or nll < best:
+                best, best_t = nll, float(t)
+        last = model[-1]
+        last.weight.data /= best_t
+        last.bias.data /= best_t
+    progress(f"temperature {best_t:.3f} (validation log-loss {best:.4f})")
+    return best_t
 
 
 def evaluate(model, x, y, idx):
@@ -227,9 +337,13 @@ def main(argv=None) -> int:
                "  nice -n 10 python -m vision.train_spaces --seed 1 --jobs 2 --out /tmp/s.onnx",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1, help="seed of the data and the training (default 1)")
-    ap.add_argument("--scenes", type=int, default=220, help="rendered scenes (default 220)")
+    ap.add_argument("--scenes", type=int, default=440, help="rendered scenes (default 440)")
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
-    ap.add_argument("--epochs", type=int, default=4, help="passes over the data (default 4)")
+    ap.add_argument("--epochs", type=int, default=3, help="passes over the data (default 3)")
+    ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
+                    help="generic photometric changes and wider grid errors in the data "
+                         "(default 1; 0: the data of the first model)")
+    ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
     ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
     ap.add_argument("--cache", type=Path, default=Path("build/spaces-data"),
                     help="where the generated data are kept (default build/spaces-data)")
@@ -244,10 +358,14 @@ def main(argv=None) -> int:
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    data = make_data(args.seed, args.scenes, args.frames, args.jobs, args.cache, progress)
+    data = make_data(args.seed, args.scenes, args.frames, args.jobs, args.cache, progress,
+                     augment=args.augment)
     progress("classes: " + ", ".join(f"{CLASSES[i].name.lower()} {c}" for i, c in
                                       enumerate(np.bincount(data['y'], minlength=len(CLASSES)))))
-    model = train(data, args.seed, args.epochs, progress)
+    if args.data_only:
+        return 0
+    model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
+                  calibrate_t=bool(args.augment))
     export(model, args.out)
     params = sum(p.numel() for p in model.parameters())
     progress(f"saved {args.out}: {args.out.stat().st_size / 1024:.1f} KB, {params} parameters")

@@ -117,6 +117,7 @@ TEMPLATES = [
     N_("{move}: a card unread laid"),
     N_("waiting: not sure of {spaces} (a shadow, an arm's edge, the light?); judged once "
        "they read clearly"),
+    N_("waiting: {spaces} wait for {team}'s move, which the camera may not see yet"),
     # the demo's deliberate mistakes (seqboard/commands/demo.py)
     N_("demo: a deliberate mistake to show the referee at work: {mistake}"),
     N_("a chip of the wrong colour goes down on {space}"),

@@ -133,3 +133,92 @@ def test_a_chip_of_a_colour_no_team_plays_waits(tmp_path):
     assert v.kind == "placement" and _names(ref, v.spaces) == ["f3"]
     assert _names(ref, s.waiting) == ["j4"] and s.warning is None
     _replays(path, ref)
+
+
+def test_a_chip_out_of_turn_waits_while_a_space_cannot_be_read_and_the_unseen_move_is_caught_up(tmp_path):
+    """Green placed on c3 under glare (unknown), then blue on d4: blue's chip is not a
+    move out of turn while c3 cannot be read; once c3 reads, both moves are caught up in
+    their order (judged at once, the game would be one turn out for every later move)."""
+    s, ref, path, events = _session(tmp_path)
+    assert s.observe(_seen(ref, {"e5": ("B", 1.0)})).kind == "placement"
+    v = s.observe(_seen(ref, {"c3": ("?", 0.0), "d4": ("B", 1.0)}))
+    assert v.kind == "no_change" and s.warning is None
+    assert _names(ref, s.waiting) == ["d4"]
+    assert not [e for e in events if e.kind == "warning"]
+    # the table is told why d4 waits: green's move may be out of sight (not "not sure of")
+    assert s.log[-1]["text"] == ("waiting: d4 wait for green's move, which the camera may "
+                                 "not see yet")
+    s.observe(_seen(ref, {"c3": ("G", 1.0), "d4": ("B", 1.0)}))
+    assert s.warning is None
+    assert [(m.space, m.action) for _, m in ref.moves] == [
+        (ref.layout.parse_space(x), "place") for x in ("e5", "c3", "d4")]
+    assert [p for p, _ in ref.moves] == [0, 1, 0]
+    _replays(path, ref)
+
+
+def test_a_chip_out_of_turn_is_warned_when_every_empty_space_reads():
+    s, ref, _, events = _session_no_record()
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}))
+    v = s.observe(_seen(ref, {"d4": ("B", 1.0)}))
+    assert v.kind == "violation" and s.warning is not None
+
+
+def test_two_moves_seen_at_once_are_caught_up_in_turn_while_a_space_is_unknown(tmp_path):
+    """A hand that never left the board: blue e5 and green h8 seen together, b2 unknown:
+    blue's own chip shows, no move is hidden, both are caught up in turn."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"b2": ("?", 0.0), "e5": ("B", 1.0), "h8": ("G", 1.0)}))
+    assert s.warning is None and not s.waiting
+    assert [(p, ref.layout.space_name(m.space)) for p, m in ref.moves] == [(0, "e5"), (1, "h8")]
+    _replays(path, ref)
+
+
+def test_a_move_hidden_under_glare_keeps_later_chips_waiting_in_their_order(tmp_path):
+    """Blue's chip on j5 under a glare spot is never read; green's e6 then blue's b5 show.
+    Judged as they come, b5 would be taken for blue's hidden move and green's e6 after it
+    (the game one turn out from then on); both wait instead, and nothing is warned."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0), "j5": ("?", 0.0)}))
+    s.observe(_seen(ref, {"e5": ("B", 1.0), "h8": ("G", 1.0), "j5": ("?", 0.0)}))
+    assert len(ref.moves) == 2
+    s.observe(_seen(ref, {"e6": ("G", 1.0), "j5": ("?", 0.0)}))
+    s.observe(_seen(ref, {"e6": ("G", 1.0), "b5": ("B", 1.0), "j5": ("?", 0.0)}))
+    assert len(ref.moves) == 2 and s.warning is None
+    assert _names(ref, s.waiting) == ["b5", "e6"]
+    # the glare moves off: blue's j5 shows. It is judged first, then the chips that
+    # waited on it, in turn
+    s.observe(_seen(ref, {"e6": ("G", 1.0), "b5": ("B", 1.0), "j5": ("B", 1.0)}))
+    assert [ref.layout.space_name(m.space) for _, m in ref.moves] == ["e5", "h8", "j5", "e6", "b5"]
+    assert [p for p, _ in ref.moves] == [0, 1, 0, 1, 0]
+    assert s.warning is None and not s.hidden_move and not s.waiting
+    assert not [e for e in events if e.kind == "warning"]
+    _replays(path, ref)
+
+
+def _session_no_record():
+    ref = Referee("classic", 2)
+    s = Session(ref)
+    events = []
+    s.subscribe(lambda ev, view: events.append(ev))
+    return s, ref, None, events
+
+
+def test_a_doubtful_chip_on_a_free_corner_does_not_hold_its_neighbours_back(tmp_path):
+    """The free corner a10's print read doubtfully as a chip in every frame (held-out card
+    art): blue's move beside it on a9 is judged; the corner itself waits."""
+    s, ref, path, events = _session(tmp_path)
+    v = s.observe(_seen(ref, {"a10": ("G", 0.3), "a9": ("B", 1.0)}))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["a9"]
+    assert _names(ref, s.waiting) == ["a10"]
+
+
+def test_a_chip_taken_off_waits_too_while_a_move_may_be_hidden(tmp_path):
+    """Blue's j5 unseen, green's e6 waiting on it: blue then takes green's h8 off. Judged,
+    that removal would be blue's turn and blue's hidden j5 a move out of turn later."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}))
+    s.observe(_seen(ref, {"j5": ("?", 0.0), "e6": ("G", 1.0)}))
+    s.observe(_seen(ref, {"j5": ("?", 0.0), "e6": ("G", 1.0), "h8": (".", 1.0)}))
+    assert len(ref.moves) == 2 and s.warning is None
+    assert _names(ref, s.waiting) == ["e6", "h8"]

@@ -11,7 +11,7 @@ import pytest
 
 from engine.cards import ONE_EYED_JACKS, TWO_EYED_JACKS
 from seqboard.cli import main
-from vision.cards import reader, train
+from vision.cards import cardnet, reader, train
 from vision.cards.scene import render_pile
 from vision.cards.styles import (CODES, FAMILIES, HELD_OUT, ONE_EYED, TUNED, card_image,
                                  card_style, random_style)
@@ -130,3 +130,58 @@ def test_read_cards_command_prints_the_cards_with_places(tmp_path, capsys):
     assert [c["card"] for c in d["cards"]] == ["9C"]
     assert main(["read", str(tmp_path / "none.png"), "--cards"]) != 0
     assert "none.png" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("family,seed", [("jumbo", 3), ("casino", 4)])
+def test_held_out_style_cards_on_a_pile_are_read_by_the_shipped_model(family, seed):
+    # one card of each rank, in a card style no part of the reader was trained or tuned on
+    assert cardnet.MODEL_PATH.is_file() and family in HELD_OUT
+    st = card_style(family, seed)
+    rng = np.random.default_rng(seed)
+    got = []
+    for k, rank in enumerate("23456789TJQKA"):
+        code = rank + "SHDC"[k % 4]
+        s = render_pile(rng, "tuned", code=code, style=st, hand="none")
+        got.append((code, reader.read_pile(s.after, s.before, s.card_px).code))
+    assert not [(c, g) for c, g in got if g is not None and g != c]
+    assert sum(c == g for c, g in got) >= 12, got
+
+
+def test_a_finger_over_one_index_corner_the_other_corner_reads_the_card():
+    s = render_pile(np.random.default_rng(0), "tuned", code="8C",
+                    style=card_style("modern", 0), hand="none")
+    after = s.after.copy()
+    q = s.quad
+    c = q[0] + (q.mean(axis=0) - q[0]) * 0.25     # fingers over one index corner
+    cv2.circle(after, (int(c[0]), int(c[1])), int(0.22 * s.card_px), (110, 140, 195), -1)
+    r = reader.read_pile(after, s.before, s.card_px)
+    assert r.code == "8C", r.reason
+
+
+def test_the_card_model_missing_or_broken_is_one_clear_line(tmp_path):
+    with pytest.raises(cardnet.ModelError, match="missing") as e:
+        cardnet.CardNet(tmp_path / "none.onnx")
+    assert "\n" not in str(e.value)
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(cardnet.ModelError, match="bad.onnx") as e:
+        cardnet.CardNet(bad)
+    assert "\n" not in str(e.value)
+
+
+def test_card_model_training_command_has_help_with_an_example(capsys):
+    with pytest.raises(SystemExit) as e:
+        train.main(["net", "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "python -m vision.cards.train net" in out and "tuned" in out
+
+
+def test_the_card_model_trains_on_tuned_families_only_never_a_held_out_face():
+    from vision.cards import train_net
+    rng = np.random.default_rng(0)
+    held_faces = {cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL}
+    for _ in range(200):
+        st = train_net.training_style(rng, ["/nonexistent/Face.ttf"])
+        assert st.family in TUNED
+        assert st.font not in held_faces and not st.font & cv2.FONT_ITALIC

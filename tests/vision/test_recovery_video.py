@@ -197,3 +197,41 @@ def test_a_video_file_plays_at_its_container_frame_rate(film, fast_run, tmp_path
     folder = [json.loads(x) for x in fast_run[2].read_text().splitlines()[1:]]
     assert [(x["kind"], x["spaces"], x["frame"]) for x in verdicts] == \
         [(x["kind"], x["spaces"], x["frame"]) for x in folder if x["type"] == "verdict"]
+
+
+def _covered(reading, spaces):
+    """The reading with ``spaces`` read as covered (unknown), as glare or a mark the reader
+    takes for a hand would make them."""
+    occ = list(reading.occluded)
+    obs = reading.observation
+    for i in spaces:
+        occ[i] = True
+        obs = obs.replace({i: SpaceState.UNKNOWN})
+    return replace(reading, observation=obs, occluded=tuple(occ))
+
+
+def test_a_cover_that_never_moves_does_not_hold_the_board_back_but_a_hand_still_does():
+    """One space read as covered in every frame (glare the reader takes for a hand): the
+    rest of the board is judged after a few seconds, that space unknown and named; a hand
+    coming in (new covered spaces) is still waited for."""
+    cond = Conditions(width=640, height=480, tilt_deg=10, noise=0)
+    empty = Observation.empty(10, 10)
+    e5, j6 = LAYOUT.parse_space("e5"), LAYOUT.parse_space("j6")
+    placed = empty.replace({e5: SpaceState.BLUE})
+    readings = [_covered(r, [j6]) for r in _readings(cond, [empty, placed], 40)]
+    hand_frames = [n for n, r in enumerate(readings) if len([o for o in r.occluded if o]) > 1]
+    assert hand_frames, "the hand placing e5 must cover spaces of its own"
+    stab = Stabiliser(settle=0.6)
+    seen = []
+    for n, reading in enumerate(readings):
+        obs = stab.update(reading, n / 10, names=LAYOUT.space_name)
+        assert obs is None or n not in hand_frames      # never while the hand is there
+        if obs is not None:
+            seen.append((n / 10, obs))
+    assert [o[e5] for _, o in seen] == [SpaceState.EMPTY, SpaceState.BLUE]
+    assert all(o[j6] is SpaceState.UNKNOWN for _, o in seen)
+    assert seen[0][0] >= stab.stuck_after
+    assert "j6 has looked covered" in stab.problems[j6]
+    # without the rule nothing was ever judged: the covered space held every frame back
+    stab = Stabiliser(settle=0.6, stuck_after=1e9)
+    assert all(stab.update(r, n / 10) is None for n, r in enumerate(readings))

@@ -166,12 +166,24 @@ class PileWatcher:
         self._last: dict[int, np.ndarray] = {}
         self._still: dict[int, int] = {}
         self._tried: dict[int, np.ndarray] = {}     # a picture read as unknown
+        self._read: dict[int, tuple] = {}   # the last card read: (code, corners, pile before)
 
     @staticmethod
     def _change(a: np.ndarray, b: np.ndarray) -> float:
         """How much ``b`` differs from ``a``: the share of pixels that changed, in %."""
         d = cv2.absdiff(cv2.GaussianBlur(a, (5, 5), 0), cv2.GaussianBlur(b, (5, 5), 0))
         return float((d.max(axis=2) > 30).mean() * 100)
+
+    def _same_card(self, sp: PileSpot, reading) -> bool:
+        """The card last read on this pile, in the same place (read once with a hand still
+        over it, then again when the hand left): not a new card. The same card laid again
+        (two decks) lies elsewhere or at another angle."""
+        last = self._read.get(sp.seat)
+        if last is None or last[0] != reading.code or last[1] is None or reading.quad is None:
+            return False
+        a, b = np.float32(last[1]), np.float32(reading.quad)
+        err = min(float(np.abs(np.roll(a, r, axis=0) - b).max()) for r in range(4))
+        return err < 0.08 * sp.card_px
 
     def _from_still(self, frame: np.ndarray, sp: PileSpot, base: np.ndarray, shot: list):
         """(after, before, card_px) of ``sp`` at the still's resolution, or None when there
@@ -214,6 +226,19 @@ class PileWatcher:
                             "sensor's shape (docs/calibration.md)")
         return ok
 
+    def _read_view(self, crop: np.ndarray, base: np.ndarray, sp: PileSpot, big):
+        """Read the spot's picture ``crop`` against the pile before, ``base`` (both at the
+        stream's size), or the still's picture ``big`` (after, before, card_px) when there is
+        one; the card's corners in the stream crop's pixels."""
+        if big is None:
+            return self.read(crop, base, sp.card_px)
+        after, _, px = big
+        before = cv2.resize(base, (after.shape[1], after.shape[0]), interpolation=cv2.INTER_LINEAR)
+        reading = self.read(after, before, px)
+        if getattr(reading, "quad", None) is not None:
+            reading.quad = np.float32(reading.quad) * (sp.card_px / px)
+        return reading
+
     def update(self, frame: np.ndarray) -> list[tuple[int, str | None]]:
         out = []
         shot: list = []                   # the full-resolution still, taken once a frame
@@ -240,8 +265,16 @@ class PileWatcher:
             if tried is not None and self._change(tried, crop) < 0.5:
                 continue                  # this picture was read already: unknown
             big = self._from_still(frame, sp, base, shot)
-            reading = self.read(*big) if big is not None else self.read(crop, base, sp.card_px)
+            reading = self._read_view(crop, base, sp, big)
             self._still[sp.seat] = 0
+            if sp.seat in self._read and (reading.code is None or self._same_card(sp, reading)):
+                # the hand that was over the card last read has left: the same card, read
+                # against the pile before it, is not a new card
+                again = self._read_view(crop, self._read[sp.seat][2], sp, big)
+                if self._same_card(sp, again):
+                    self._base[sp.seat] = crop
+                    self._tried.pop(sp.seat, None)
+                    continue
             if reading.code is None:
                 # unknown (a hand over the index, a blur): said once, read again when the
                 # picture changes (the hand leaves); the pile before stays the reference
@@ -251,5 +284,6 @@ class PileWatcher:
                 continue
             self._base[sp.seat] = crop
             self._tried.pop(sp.seat, None)
+            self._read[sp.seat] = (reading.code, reading.quad, base)
             out.append((sp.seat, reading.code))
         return out

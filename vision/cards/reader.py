@@ -1,14 +1,18 @@
-"""Read the new top card of a discard pile: find it, straighten it, read its index corners
-and count its pips.
+"""Read the new top card of a discard pile: find it, straighten it, read its index corners.
 
-A classic reader, normalised by the card's own paper: the straightened card is divided by
-its paper colour, so ink is what is darker than the paper in any light and red ink is what
-is redder than it. Each index corner gives a rank glyph and a suit sign (connected ink
-components, in any place of the corner); each is matched against prototypes made from the
-TUNED card families only (:func:`prototypes`, cached in ``prototypes.npz``, rebuilt by
-``python -m vision.cards.train``). A card is named only when its two corners agree, or one
-corner agrees with the pips counted in its middle (a number card or an ace); otherwise it
-is ``unknown`` with the reason. Thresholds were chosen on tuned families (docs/cards.md).
+Finding: the card-sized rectangle that lies on the edges and holds the paper that changed
+between the frames before and after, searched from several starts (the changed part with
+the most paper; on the edges that are new, the changed parts grouped, the two biggest, and
+the part wide enough to be a card). Each rectangle found is read; a card is named only when
+every rectangle that names a card names the same one.
+
+Reading (:func:`read_net`): the learned index reader (:mod:`vision.cards.cardnet`, a small
+CNN trained on the TUNED card families only) reads both index corners of the straightened
+card; a card is named when both corners name it, or one names it surely and the other sees
+no index (a hand over it); otherwise it is ``unknown`` with the reason. Thresholds were
+chosen on tuned piles (docs/cards.md). Without the model file the classic reader
+(:func:`read_classic`: prototypes of rank glyphs and suit signs, ``prototypes.npz``, rebuilt
+by ``python -m vision.cards.train``, with a pip count) reads instead.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from . import cardnet
+
 W, H = 150, 210                   # the straightened card
 CORNER = (0.3, 0.38)             # the index corner, as parts of the width and height
 RANK_SIZE = (14, 18)
@@ -29,6 +35,10 @@ MIN_RANK_SCORE = 0.85
 MIN_RANK_MARGIN = 0.06
 MIN_SUIT_SCORE = 0.90
 MIN_SUIT_MARGIN = 0.03
+# The learned reader (cardnet): chosen on tuned validation piles (docs/cards.md).
+NET_BOTH = 0.5           # each corner, when both name the card
+NET_ONE = 0.95           # the one corner, when the other sees no index (a hand over it)
+NET_OTHER_NONE = 0.5     # ... and how sure that other corner is that it shows no index
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
 
@@ -59,6 +69,7 @@ class CardReading:
     reason: str = ""
     corners: list = field(default_factory=list)
     pips: int | None = None
+    probs: np.ndarray | None = None       # the learned reader's corner probabilities (2 x 53)
 
     @property
     def known(self) -> bool:
@@ -227,7 +238,57 @@ def straighten(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 
 def read_straight(card: np.ndarray) -> CardReading:
-    """Read a straightened card (``W`` x ``H``)."""
+    """Read a straightened card (``W`` x ``H``): the learned index reader on its two index
+    corners (:func:`read_net`), or the classic one when the model cannot be loaded."""
+    try:
+        return read_net(card)
+    except cardnet.ModelError:
+        return read_classic(card)
+
+
+def net_decision(p: np.ndarray, pips: int | None, both: float | None = None,
+                 one: float | None = None, other_none: float | None = None
+                 ) -> tuple[str | None, str]:
+    """The card named by the two corners' probabilities ``p`` (2 x 53), or None with the
+    reason. Named only when both corners name it (each at least ``NET_BOTH``), or one names
+    it surely (at least ``NET_ONE``) and the other sees no index there (a hand over it);
+    a number card or an ace whose pips were counted must have that many."""
+    both = NET_BOTH if both is None else both
+    one = NET_ONE if one is None else one
+    other_none = NET_OTHER_NONE if other_none is None else other_none
+    k = p.argmax(axis=1)
+    names = [cardnet.CODES[i] if i != cardnet.NONE else None for i in k]
+    conf = [float(p[j, k[j]]) for j in range(2)]
+    if names[0] and names[1] and names[0] != names[1]:
+        return None, f"the two corners disagree ({names[0]}, {names[1]})"
+    if names[0] and names[1]:
+        code = names[0]
+        if min(conf) < both:
+            return None, f"both corners read {code}, not surely ({min(conf):.2f})"
+    elif names[0] or names[1]:
+        j = 0 if names[0] else 1
+        code = names[j]
+        if conf[j] < one or float(p[1 - j, cardnet.NONE]) < other_none:
+            return None, f"one corner reads {code}, nothing confirms it"
+    else:
+        return None, "no corner read surely"
+    want = PIP_COUNT.get(code[0])
+    if want is not None and pips is not None and pips != want:
+        return None, f"{code} in the corners but {pips} pips in the middle"
+    return code, ""
+
+
+def read_net(card: np.ndarray) -> CardReading:
+    p = cardnet.shipped().probabilities(cardnet.corner_inputs(card))
+    pips = None     # the pip count is not asked: on tuned piles it refused right readings only
+    code, reason = net_decision(p, pips)
+    k = p.argmax(axis=1)
+    return CardReading(code, reason=reason, pips=pips, probs=p,
+                       corners=[cardnet.CODES[i] if i != cardnet.NONE else None for i in k])
+
+
+def read_classic(card: np.ndarray) -> CardReading:
+    """The classic reader: prototypes of the rank glyph and suit sign in each corner."""
     a = read_corner(card)
     b = read_corner(np.ascontiguousarray(card[::-1, ::-1]))
     pips = count_pips(card)
@@ -291,7 +352,13 @@ def _card_quad(region: np.ndarray, card_px: float | None):
     return cv2.boxPoints(((cx, cy), (w + 2, h + 2), ang))
 
 
-def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
+def _gradient(img: np.ndarray) -> np.ndarray:
+    g = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+
+
+def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
+              mag: np.ndarray | None = None):
     """The card-sized rectangle that best lies on the picture's edges and holds the changed
     paper ``cm``: a search round the changed paper's own rectangle."""
     cs, _ = cv2.findContours(cm.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -305,8 +372,8 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None):
     L = card_px or max(w0, h0)
     if cv2.contourArea(c) < 0.05 * L * L / 1.4:
         return None
-    g = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
-    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    if mag is None:
+        mag = _gradient(after)
     Hh, Ww = mag.shape
     ys, xs = np.nonzero(cm)
     k = np.linspace(0, len(xs) - 1, min(len(xs), 400)).astype(int)
@@ -389,7 +456,56 @@ def _new_card_quads(after, before, card_px):
     # search holds that part, or only its paper (an arm touching the card is not paper)
     paper = np.bincount(lab[bright], minlength=n)
     i = 1 + int(np.argmax(paper[1:]))
-    return new_card_candidates(after, lab == i, bright, card_px)
+    if not card_px:
+        return new_card_candidates(after, lab == i, bright, card_px)
+    quads = [_fit_rect(after, (lab == i) & bright, card_px)]
+    if card_px:
+        # more starts, fitted on the edges that are new (an edge of a card below is not the
+        # new card's): the changed parts grouped (a card laid on cards changes only where
+        # its ink is: scattered pips), the biggest two (a bright arm may hold more paper-like
+        # pixels than the card), and the part wide enough to be a card (an arm is narrower)
+        mag_new = np.maximum(_gradient(after) - cv2.dilate(_gradient(before), np.ones((3, 3))), 0)
+        k = int(0.3 * card_px) | 1
+        grouped = _morph_coarse(cm, cv2.MORPH_CLOSE, k)
+        n2, lab2, stats2, _ = cv2.connectedComponentsWithStats(grouped)
+        big = [j for j in np.argsort(-stats2[:, 4]) if j != 0
+               and stats2[j, 4] >= 0.15 * card_px * card_px / 1.4][:2]
+        for j in big:
+            quads.append(_fit_rect(after, lab2 == j, card_px, mag_new))
+        core = _card_core(grouped, card_px)
+        if core is not None:
+            quads.append(_fit_rect(after, core, card_px, mag_new))
+    return [q for q in quads if q is not None]
+
+
+def _morph_coarse(mask: np.ndarray, op: int, diameter: float, f: int = 4) -> np.ndarray:
+    """A closing or opening of ``mask`` by a disk, done at 1/``f`` of the size (a wide disk
+    at full size is slow) and brought back to the mask's size."""
+    h, w = mask.shape
+    small = cv2.resize(mask.astype(np.float32), (max(1, w // f), max(1, h // f)),
+                       interpolation=cv2.INTER_AREA)
+    small = (small > (0.25 if op == cv2.MORPH_CLOSE else 0.5)).astype(np.uint8)
+    k = max(3, int(diameter / f) | 1)
+    out = cv2.morphologyEx(small, op, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return cv2.resize(out, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def _card_core(cm: np.ndarray, card_px: float | None) -> np.ndarray | None:
+    """The changed part wide enough to be a card: an arm (narrower than a card) and what
+    touches it only thinly are cut off by an opening as wide as most of a card's width;
+    the biggest part left, grown back a little, within the changed part."""
+    if not card_px:
+        return None
+    core = _morph_coarse(cm, cv2.MORPH_OPEN, 0.5 * card_px)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(core)
+    if n <= 1:
+        return None
+    i = 1 + int(np.argmax(stats[1:, 4]))
+    if stats[i, 4] < 0.25 * card_px * card_px / 1.4:
+        return None
+    g = int(0.12 * card_px) | 1
+    grown = cv2.dilate((lab == i).astype(np.uint8), np.ones((g, g), np.uint8))
+    return (grown > 0) & (cm > 0)
 
 
 def new_card_candidates(after, part, bright, card_px):

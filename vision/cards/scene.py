@@ -39,6 +39,7 @@ class PileScene:
     hand_over_card: bool        # a hand covers part of the new card
     card_px: float              # the card's long side in pixels
     hand_in_view: bool = False  # a hand near the pile in the frame after
+    hand_mask: np.ndarray | None = None   # 0..1, where the hand covers the frame after
 
 
 def _pick(rng, fams: dict, held: bool) -> str:
@@ -128,10 +129,12 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
     after = canvas
     over = False
     in_view = False
+    hmask = None
     if fams["hand"] != "none" and rng.random() < 0.7:
         over = bool(rng.random() < 0.4) if hand_over is None else hand_over
         m, col = _hand(rng, fams["hand"], W, H, quad, over)
         in_view = bool(m.max() > 0.5)
+        hmask = m
         after = after * (1 - m[..., None]) + col * m[..., None]
         # a hand over the pile in the frame before too, now and then
     # light: colour temperature, uneven light, brightness; the same for both frames
@@ -162,4 +165,5 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
         img = np.clip(img, 0, 255).astype(np.uint8)
         ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
         out.append(cv2.imdecode(enc, cv2.IMREAD_COLOR))
-    return PileScene(out[0], out[1], code, quad, st, {**fams, "card": st.family}, over, long_px, in_view)
+    return PileScene(out[0], out[1], code, quad, st, {**fams, "card": st.family}, over, long_px, in_view,
+                     hmask)

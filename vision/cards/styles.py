@@ -61,6 +61,11 @@ class CardStyle:
     misregister: tuple = (0, 0)
     court: tuple = ((40, 140, 200), (150, 60, 40), (40, 160, 60), (30, 200, 230))
     aspect: float = 1.4            # height / width
+    # training only (vision.cards.train widens the tuned families): a TrueType face drawn
+    # with Pillow instead of a Hershey face, and the index glyphs' shear and width
+    ttf: str = ""
+    shear: float = 0.0             # x shift per unit of height (a slanted face)
+    stretch: float = 1.0           # width factor of the rank glyph
 
     @property
     def held_out(self) -> bool:
@@ -145,9 +150,55 @@ def _index(img: np.ndarray, code: str, st: CardStyle, ink, w: int, h: int) -> No
         scale *= maxw / tw
         (tw, th), _ = cv2.getTextSize(text, st.font, scale, thick)
     x0, y0 = int(st.index_x * w), int(st.index_y * h)
-    cv2.putText(img, text, (x0, y0 + th), st.font, scale, ink, thick, cv2.LINE_AA)
+    if st.ttf or st.shear or st.stretch != 1.0:
+        tw, th = _glyph(img, text, st, ink, x0, y0, st.index_h * h, thick, maxw)
+    else:
+        cv2.putText(img, text, (x0, y0 + th), st.font, scale, ink, thick, cv2.LINE_AA)
     ps = st.index_h * h * 0.8 * st.pip_scale
     _pip(img, code[1], x0 + tw / 2, y0 + th + 0.03 * h + ps / 2, ps, ink, st.lobe)
+
+
+def _glyph(img, text, st: CardStyle, ink, x0: int, y0: int, height: float, thick: int,
+           maxw: float) -> tuple[int, int]:
+    """The rank drawn ``height`` pixels high at (x0, y0) in a TrueType face (Pillow) or a
+    Hershey face, stretched and sheared (training styles only); returns its (width, height)."""
+    big = 4                                          # drawn 4 times larger, then shrunk
+    hh = int(round(height * big))
+    if st.ttf:
+        from PIL import Image, ImageDraw, ImageFont
+        font = ImageFont.truetype(st.ttf, size=int(hh * 1.4))
+        box = font.getbbox(text)
+        pic = Image.new("L", (box[2] + 8, box[3] + 8), 0)
+        ImageDraw.Draw(pic).text((4, 4), text, fill=255, font=font)
+        m = np.asarray(pic)
+    else:
+        t = max(1, thick * big)
+        (tw, th), _ = cv2.getTextSize(text, st.font, 1.0, t)
+        sc = hh / max(th, 1)
+        (tw, th), _ = cv2.getTextSize(text, st.font, sc, t)
+        m = np.zeros((th + 4 * t + 8, tw + 4 * t + 8), np.uint8)
+        cv2.putText(m, text, (2 * t + 4, th + 2 * t + 4), st.font, sc, 255, t, cv2.LINE_AA)
+    ys, xs = np.nonzero(m > 40)
+    if not len(ys):
+        return 0, 0
+    m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    gh, gw = m.shape
+    sx = height / gh * st.stretch
+    sy = height / gh
+    if gw * sx > maxw:                                # a narrow "10"
+        sx = maxw / gw
+    pad = int(abs(st.shear) * gh) + 2
+    A = np.float32([[sx, -st.shear * sx, pad * sx + st.shear * sx * 0], [0, sy, 0]])
+    A[0, 2] = (abs(st.shear) * gh if st.shear > 0 else 0) * sx + 1
+    ow = int(np.ceil((gw + abs(st.shear) * gh) * sx)) + 3
+    oh = int(np.ceil(gh * sy)) + 2
+    g = cv2.warpAffine(m.astype(np.float32) / 255, A, (ow, oh), flags=cv2.INTER_AREA)
+    H, W = img.shape[:2]
+    y1, x1 = min(H, y0 + oh), min(W, x0 + ow)
+    g = g[:y1 - y0, :x1 - x0, None]
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = (roi * (1 - g) + np.float32(ink) * g).astype(np.uint8)
+    return int(gw * sx), int(gh * sy)
 
 
 def _court(img: np.ndarray, code: str, st: CardStyle, ink, w: int, h: int) -> None:

@@ -1,6 +1,8 @@
 """Build the reader's prototypes from the TUNED card families only, reproducibly:
 
     python -m vision.cards.train          # writes vision/cards/prototypes.npz
+    python -m vision.cards.train net      # the learned index reader, vision/cards/cardnet.onnx
+    python -m vision.cards.train tune     # its thresholds, on tuned piles
 
 Every card of every tuned family, in several seeded styles, is drawn, straightened (with
 small shifts, turns and blur, as a camera would give it) and its index corners cut into a
@@ -61,6 +63,11 @@ def build_prototypes(seed: int = 24) -> dict:
 
 
 def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] in ("net", "tune"):       # the learned index reader (train_net.py)
+        from . import train_net
+        return train_net.main(argv[1:] if argv[0] == "net" else argv)
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=reader.PROTO_FILE)
