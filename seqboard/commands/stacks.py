@@ -12,12 +12,23 @@ EPILOG = """examples:
   seqboard stacks --players 3                 referee three people playing with real cards
   seqboard stacks --players 2 --computer 2    play against the Pi (the engine deals the cards)
   seqboard stacks --players 4 --deal          a virtual deck for everyone, no cards needed
+  seqboard stacks --players 2 --camera        hands-free: the camera above the table reads
+                                              the cards laid, on spots learnt once with:
+  seqboard stacks --players 2 --piles table.piles.json --place 1:170,400,150 --place 2:390,400,150 --out-of-play 550,150,150 --pile 1:350,680,150 --pile 2:750,680,150
+                                              (X,Y,CARD_PX: a spot's centre and a card's
+                                              long side there, in camera pixels)
+  seqboard stacks --players 2 --piles table.piles.json --image empty.jpg --place-card 1:p1.jpg --out-of-play-card out.jpg --pile-card 1:d1.jpg --pile-card 2:d2.jpg
+                                              the same from pictures of the camera's view:
+                                              the table empty, then a card on each spot
 
 With real cards the Pi cannot see the hands: each player types what they lay (R3 2, R1 new,
 x B4 ...), the engine accepts or refuses it with the reason. Type ? for what is legal now
 and the codes; BL <player> plays Block at any moment. Computer seats need the engine to
 deal (--deal is then implied): the hand of the person to move is shown at the prompt.
-See docs/stacks.md.
+With --camera the cards laid on the centre piles, the out-of-play pile and each player's
+discard pile are read from the camera (camera.device); what it cannot read or tell (an
+unreadable card, whom Steal a Chip targets, who played Block) is asked for and typed.
+See docs/stacks.md ("From the camera").
 """
 
 
@@ -41,6 +52,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--direction", choices=("clockwise", "counterclockwise"), default="clockwise")
     p.add_argument("--config", metavar="FILE", help="configuration file")
     p.add_argument("--records", metavar="DIR", help="where the game record goes (default records.dir)")
+    p.add_argument("--camera", action="store_true",
+                   help="referee from the camera (camera.device) with the spots of --piles")
+    p.add_argument("--piles", metavar="FILE",
+                   help="the table's spots (default: beside camera.calibration, NAME.piles.json)")
+    p.add_argument("--place", action="append", metavar="N:X,Y,CARD_PX",
+                   help="centre pile place N (1-4) at X,Y, a card CARD_PX long there; "
+                        "saved in --piles; repeatable")
+    p.add_argument("--out-of-play", metavar="X,Y,CARD_PX", help="the out-of-play pile's spot")
+    p.add_argument("--pile", action="append", metavar="SEAT:X,Y,CARD_PX",
+                   help="a player's discard pile; repeatable")
+    p.add_argument("--image", metavar="FILE",
+                   help="the table without cards, for the *-card options (the camera's view)")
+    p.add_argument("--place-card", action="append", metavar="N:FILE",
+                   help="centre pile place N learnt from a picture with a card laid there")
+    p.add_argument("--out-of-play-card", metavar="FILE",
+                   help="the out-of-play pile learnt from a picture with a card there")
+    p.add_argument("--pile-card", action="append", metavar="SEAT:FILE",
+                   help="a player's discard pile learnt from a picture with a card there")
     p.add_argument("--mock-gpio", action="store_true", help="use gpiozero's mock pins")
     p.add_argument("--no-dashboard", action="store_true", help="do not serve the web dashboard")
     p.set_defaults(func=run)
@@ -66,6 +95,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--first: seat {args.first} is not one of 1..{args.players}")
     deal = args.deal or any(k != "person" for k in seats)
     cfg = load_settings(args.config)
+    learning = bool(args.place or args.out_of_play is not None or args.pile or args.place_card
+                    or args.out_of_play_card is not None or args.pile_card)
+    if learning or args.camera:
+        from ..modes.stacks_camera import learn_spots, open_camera
+        spots_path = learn_spots(args, cfg) if learning else None
+        if learning and not args.camera:
+            return 0
+        if deal:
+            raise UserError("--camera: the camera reads real cards: not with --deal or "
+                            "--computer")
+        camera = open_camera(args, cfg, spots_path)
     try:
         deck = load_deck(args.deck)
     except EngineError as exc:
@@ -116,7 +156,12 @@ def run(args: argparse.Namespace) -> int:
     if dash is not None:
         dash.stacks("start", game, "")
     try:
-        run_table(table, input)
+        if args.camera:
+            from ..modes.stacks_camera import CameraStacks, run_camera
+            frames, watcher = camera
+            run_camera(CameraStacks(table, watcher), frames)
+        else:
+            run_table(table, input)
     finally:
         writer.close()
         if dash is not None:

@@ -1,0 +1,341 @@
+"""SEQUENCE STACKS from the camera (issue 24): rendered frames of a STACKS table (the centre
+pile places, the out-of-play pile, each player's discard pile) fed through the watcher into
+the referee's table; and the STACKS card reader on the held-out card style."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.stacks import StacksGame
+from engine.stacks.game import Pile
+from seqboard.cli import main
+from seqboard.modes.stacks import StacksTable
+from seqboard.modes.stacks_camera import CameraStacks
+from vision.cards.piles import PileError, PileSpot
+from vision.cards.stacks_reader import read_stacks_pile
+from vision.cards.stacks_scene import DISCARDS, OUT, PLACES, PX, H, W, render_stacks_pile
+from vision.cards.stacks_scene import StacksTableScene as TableScene
+from vision.cards.stacks_table import StacksSpots, StacksWatcher, load_stacks_spots, \
+    save_stacks_spots
+
+
+
+def spots(players=2) -> StacksSpots:
+    return StacksSpots([PileSpot(k, x, y, PX) for k, (x, y) in enumerate(PLACES)],
+                       PileSpot(0, *OUT, PX),
+                       [PileSpot(s, x, y, PX) for s, (x, y) in enumerate(DISCARDS[:players])],
+                       (W, H))
+
+
+class Rig:
+    def __init__(self, players=2, seed=3, game=None):
+        self.scene = TableScene(seed)
+        self.game = game or StacksGame(players, known=False)
+        self.out = io.StringIO()
+        self.entries = []
+        self.table = StacksTable(self.game, ["person"] * self.game.n, self.out,
+                                 write=self.entries.append)
+        self.cam = CameraStacks(self.table, StacksWatcher(spots(self.game.n)))
+        self.seen = 0
+        self.show(3)
+
+    def show(self, n=4):
+        f = self.scene.frame()
+        for _ in range(n):
+            self.cam.frame(f)
+
+    def reach(self, key):
+        """A hand coming to the spot and going (frames that are not still)."""
+        x, y = self.scene.centre(key)
+        for dy in (140, 60, 0):
+            self.scene.hand = (x, y + dy)
+            self.show(1)
+        self.scene.hand = None
+
+    def lay(self, key, code, blank=False, hand_stays=False):
+        self.reach(key)
+        self.scene.lay(key, code, blank)
+        if hand_stays:                     # the hand rests near, off the cards
+            x, y = self.scene.centre(key)
+            self.scene.hand = (x + 150, min(H - 10, y + 120))
+        self.show()
+        self.scene.hand = None
+
+    def take(self, key, all_=False):
+        self.reach(key)
+        self.scene.take(key, all_)
+        self.show()
+
+    def said(self) -> str:
+        text = self.out.getvalue()[self.seen:]
+        self.seen = len(self.out.getvalue())
+        return text
+
+
+def test_a_stacks_turn_is_read_from_the_camera():
+    r = Rig(2)
+    g = r.game
+    r.lay(("place", 0), "R1")
+    assert "player 1 starts red pile 1 with red 1" in r.said()
+    r.lay(("place", 0), "R2", hand_stays=True)
+    assert "player 1 lays red 2 on pile 1" in r.said()
+    r.lay(("discard", 0), "R3")                        # the discard ends the turn
+    text = r.said()
+    assert "player 1 discards red 3" in text and "to play: player 2" in text
+    assert g.current == 1 and g.top(0) == "R3"
+    # the next player's turn: a new blue pile on another place, then a discard
+    r.lay(("place", 2), "B1")
+    assert "player 2 starts blue pile 2 with blue 1" in r.said()
+    r.lay(("discard", 1), "B4")
+    assert "player 2 discards blue 4" in r.said() and g.current == 0
+    # player 1 plays the top of their own discard pile: taken from it, laid on pile 1
+    r.take(("discard", 0))
+    assert "the top of player 1's discard pile was taken" in r.said()
+    r.lay(("place", 0), "R3")
+    assert "player 1 lays red 3 on pile 1" in r.said()
+    assert g.top(0) is None and [p.cards for p in g.piles] == [["R1", "R2", "R3"], ["B1"]]
+    acts = [e["action"] for e in r.entries if e["type"] == "action"]
+    assert acts[-1] == {"kind": "play", "card": "R3", "source": "discard", "pile": 0}
+    # nothing more happens while nothing changes
+    r.show(6)
+    assert r.said() == "" and len(g.history) == 6
+
+
+def test_a_refused_play_is_said_with_its_reason_and_the_card_taken_back_is_quiet():
+    r = Rig(2)
+    g = r.game
+    r.lay(("place", 1), "B1")
+    r.said()
+    r.lay(("place", 1), "B3")                          # the pile needs a 2
+    assert "REFUSED: pile 1 needs a 2, not a 3" in r.said()
+    assert [p.cards for p in g.piles] == [["B1"]]
+    assert any(e.get("event") == "reject" for e in r.entries)
+    r.take(("place", 1))                              # taken back: nothing to say
+    assert r.said() == "" and len(g.history) == 1
+    r.lay(("place", 1), "B2")
+    assert "player 1 lays blue 2 on pile 1" in r.said()
+    r.lay(("discard", 1), "R4")                        # not player 2's turn
+    assert "REFUSED: it is player 1's turn, not player 2's" in r.said()
+
+
+def test_an_unreadable_card_waits_for_the_typed_card():
+    r = Rig(2)
+    g = r.game
+    r.lay(("place", 3), "R1", blank=True)
+    text = r.said()
+    assert "the card laid on pile place 4 cannot be read" in text and "type it" in text
+    assert g.piles == [] and g.history == []           # nothing guessed, nothing applied
+    r.show(6)
+    assert r.said() == ""                              # asked once
+    r.cam.line("R1 new")                               # typed: the typed mode stays
+    assert "player 1 starts red pile 1 with red 1" in r.said()
+    r.show(4)
+    assert r.said() == "" and len(g.history) == 1
+    r.lay(("place", 3), "R2")                          # the place is now that pile
+    assert "player 1 lays red 2 on pile 1" in r.said()
+
+
+def test_specials_on_the_out_of_play_pile_and_a_completed_pile_taken_away():
+    g = StacksGame(3, known=False)
+    r = Rig(game=g)
+    for c in ("R1", "R2", "R3", "R4"):                # a red pile of four, on place 1
+        r.scene.lay(("place", 0), c)
+    g.piles = [Pile("R", ["R1", "R2", "R3", "R4"])]
+    r.cam.place_pile[0] = g.piles[0]
+    r.show(1)                                          # the pile moves: a new reference
+    r.cam.watcher._base.clear()
+    r.show(4)
+    assert r.said() == ""
+    r.lay(("out", 0), "SK")
+    assert "player 1 plays Skip" in r.said()
+    r.lay(("place", 0), "R5")
+    text = r.said()
+    assert "the red SEQUENCE is complete" in text and "Block?" in text
+    assert g.pending is not None and r.table.waiting_block
+    r.take(("place", 0), all_=True)                    # set aside: nobody blocked
+    assert "player 1 takes a red chip" in r.said()
+    assert g.chips[0]["R"] == 1 and g.pending is None
+    r.lay(("out", 0), "CH")                            # the camera cannot tell whose chip
+    text = r.said()
+    assert "type CH <player> R|B" in text and len(g.history) == 2
+    r.cam.line("CH 2 B")
+    assert "REFUSED: player 2 has no blue chip" in r.said()
+
+
+def test_the_reader_on_the_held_out_style_names_cards_and_never_a_wrong_one():
+    rng = np.random.default_rng(11)
+    right = 0
+    for _ in range(16):
+        sc = render_stacks_pile(rng, "heldout")
+        assert sc.style.held_out
+        got = read_stacks_pile(sc.after, sc.before, sc.card_px).code
+        assert got in (None, sc.code), (sc.code, got)
+        right += got == sc.code
+    assert right >= 6
+
+
+def test_stacks_spots_file_round_trip_and_one_line_errors(tmp_path):
+    p = tmp_path / "cal.piles.json"
+    save_stacks_spots(p, spots(2))
+    back = load_stacks_spots(p, players=2)
+    assert [(s.x, s.y) for s in back.places] == PLACES and back.out_of_play.x == OUT[0]
+    assert [s.seat for s in back.discards] == [0, 1]
+    with pytest.raises(PileError, match="no discard pile for player 3"):
+        load_stacks_spots(p, players=3)
+    d = json.loads(p.read_text())
+    d["stacks"]["places"][1] = {"x": 3}
+    p.write_text(json.dumps(d))
+    with pytest.raises(PileError, match=r"cal.piles.json: stacks.places\[2\]: expected x, y"):
+        load_stacks_spots(p)
+    del d["stacks"]
+    p.write_text(json.dumps(d))
+    with pytest.raises(PileError, match="no 'stacks' key"):
+        load_stacks_spots(p)
+
+
+def test_stacks_camera_option_mistakes_are_one_line(tmp_path, capsys):
+    p = tmp_path / "t.piles.json"
+    p.write_text(json.dumps({"version": 1, "width": W, "height": H, "piles": []}))
+    rc = main(["stacks", "--camera", "--piles", str(p), "--no-dashboard"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "t.piles.json" in err and "stacks" in err and err.count("\n") == 1
+    rc = main(["stacks", "--camera", "--piles", str(tmp_path / "nope.json"), "--no-dashboard"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "nope.json" in err and err.count("\n") == 1
+    rc = main(["stacks", "--piles", str(p), "--place", "1:x,2", "--no-dashboard"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--place" in err and err.count("\n") == 1
+
+
+def test_seqboard_stacks_camera_referees_from_a_folder_of_frames(tmp_path, capsys, monkeypatch):
+    from engine.record import parse_record
+    from engine.stacks.record import replay
+    from tests.app.helpers import write_config
+    piles = tmp_path / "table.piles.json"
+    cfg = write_config(tmp_path, camera={"device": str(tmp_path / "frames"), "width": W,
+                                         "height": H})
+    learn = ["stacks", "--players", "2", "--config", str(cfg), "--piles", str(piles),
+             "--out-of-play", "550,150,150"]
+    for k, (x, y) in enumerate(PLACES):
+        learn += ["--place", f"{k + 1}:{x},{y},{PX}"]
+    for s, (x, y) in enumerate(DISCARDS[:2]):
+        learn += ["--pile", f"{s + 1}:{x},{y},{PX}"]
+    assert main(learn) == 0
+    assert "spots saved" in capsys.readouterr().out
+    scene = TableScene(5)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frames = [scene.frame()] * 3
+    for key, code in ((("place", 1), "R1"), (("discard", 0), "B2")):
+        x, y = scene.centre(key)
+        scene.hand = (x, y + 80)
+        frames.append(scene.frame())
+        scene.hand = None
+        scene.lay(key, code)
+        frames += [scene.frame()] * 4
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), f)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    rc = main(["stacks", "--players", "2", "--camera", "--piles", str(piles), "--config",
+               str(cfg), "--records", str(tmp_path / "rec"), "--no-dashboard", "--mock-gpio"])
+    cap = capsys.readouterr()
+    out = cap.out
+    assert rc == 0, cap.err
+    assert "player 1 starts red pile 1 with red 1" in out
+    assert "player 1 discards blue 2" in out and "to play: player 2" in out
+    rec = next((tmp_path / "rec").glob("*-stacks.jsonl"))
+    steps = replay(parse_record(rec.read_text(), str(rec)).entries)
+    assert [s["ok"] for s in steps] == [True, True, True]      # the setup and two actions
+
+
+def test_a_discard_top_taken_and_put_back_is_forgotten_and_a_typed_pile_is_found_on_its_place():
+    r = Rig(2)
+    g = r.game
+    r.cam.line("R1 new")                               # typed: the camera does not know where
+    assert "player 1 starts red pile 1" in r.said()
+    r.scene.lay(("place", 1), "R1")                    # ... the card lies on place 2
+    r.cam.watcher._base.clear()
+    r.show(4)
+    r.lay(("discard", 0), "R2")
+    assert "player 1 discards red 2" in r.said()
+    r.lay(("discard", 1), "B5")
+    r.said()
+    r.take(("discard", 0))                             # player 1 takes the top ...
+    assert "was taken" in r.said()
+    r.scene.lay(("discard", 0), "R2")                  # ... and puts it back
+    r.show(4)
+    r.lay(("place", 1), "R2")                          # a red 2 from the hand, on place 2
+    assert "player 1 lays red 2 on pile 1" in r.said()
+    assert g.top(0) == "R2"                            # the discard pile keeps its top
+    acts = [e["action"] for e in r.entries if e["type"] == "action"]
+    assert acts[-1] == {"kind": "play", "card": "R2", "pile": 0}
+
+
+def test_spots_too_small_in_the_stream_are_read_from_a_full_resolution_still():
+    """The Pi camera: a small stream (cards 25 pixels long) and a full-resolution still of
+    the same view, taken once when the table is still and a change is seen."""
+    F = 6
+    scene = TableScene(4)
+    stills = []
+
+    def still():
+        stills.append(1)
+        return scene.frame()
+
+    small = StacksSpots([PileSpot(k, x / F, y / F, PX / F) for k, (x, y) in enumerate(PLACES)],
+                        PileSpot(0, OUT[0] / F, OUT[1] / F, PX / F),
+                        [PileSpot(s, x / F, y / F, PX / F) for s, (x, y) in
+                         enumerate(DISCARDS[:2])], (W // F, H // F))
+
+    def run(with_still):
+        g = StacksGame(2, known=False)
+        out = io.StringIO()
+        cam = CameraStacks(StacksTable(g, ["person"] * 2, out),
+                           StacksWatcher(small, still=still if with_still else None))
+        scene.cards.clear()
+        stream = lambda: cv2.resize(scene.frame(), (W // F, H // F), interpolation=cv2.INTER_AREA)
+        for _ in range(3):
+            cam.frame(stream())
+        scene.lay(("place", 2), "B1")
+        for _ in range(4):
+            cam.frame(stream())
+        return g, out.getvalue()
+
+    g, text = run(True)
+    assert "player 1 starts blue pile 1 with blue 1" in text and len(stills) == 1
+    g, text = run(False)                 # the stream alone: the same card, or none
+    assert [p.cards for p in g.piles] in ([], [["B1"]]) and len(stills) == 1
+    assert g.piles or "cannot be read" in text
+
+
+def test_the_spots_are_learnt_from_pictures_of_a_card_laid_on_each(tmp_path, capsys):
+    scene = TableScene(6)
+    cv2.imwrite(str(tmp_path / "empty.png"), scene.frame())
+    argv = ["stacks", "--players", "2", "--piles", str(tmp_path / "t.piles.json"),
+            "--image", str(tmp_path / "empty.png")]
+    for key, opt in ((("place", 0), "--place-card 1:"), (("place", 3), "--place-card 4:"),
+                     (("out", 0), "--out-of-play-card "), (("discard", 0), "--pile-card 1:"),
+                     (("discard", 1), "--pile-card 2:")):
+        scene.cards.clear()
+        scene.lay(key, "R2")
+        f = tmp_path / f"{key[0]}{key[1]}.png"
+        cv2.imwrite(str(f), scene.frame())
+        o, v = opt.split(" ")
+        argv += [o, v + str(f)]
+    assert main(argv) == 0, capsys.readouterr().err
+    sp = load_stacks_spots(tmp_path / "t.piles.json", players=2)
+    got = [(s.x, s.y) for s in sp.places] + [(sp.out_of_play.x, sp.out_of_play.y)] + \
+        [(s.x, s.y) for s in sp.discards]
+    want = [PLACES[0], PLACES[3], OUT, DISCARDS[0], DISCARDS[1]]
+    for (x, y), (wx, wy) in zip(got, want):
+        assert abs(x - wx) < 20 and abs(y - wy) < 20
+    assert all(130 < s.card_px < 170 for s in sp.places) and sp.size == (W, H)
+    rc = main(["stacks", "--piles", str(tmp_path / "t.piles.json"), "--place-card",
+               f"2:{tmp_path / 'empty.png'}", "--image", str(tmp_path / "empty.png")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--place-card" in err and "no card found" in err and err.count("\n") == 1

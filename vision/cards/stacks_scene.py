@@ -1,0 +1,153 @@
+"""A STACKS pile as the camera sees it: the frame before a card is laid and the frame after.
+
+The same world as the playing-card piles (:mod:`vision.cards.scene`: its tables, hands,
+lights and camera, its held-out scene families), with STACKS cards
+(:mod:`vision.cards.stacks_art`). Used by ``benchmarks/stacks_cards.py`` and the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.looks import SKIN, Look, table_image
+from vision.synth import kelvin_gains
+
+from .scene import SCENE_FAMILIES, _hand, _pick, _place
+from .stacks_art import CODES, StacksStyle, random_stacks_style, stacks_card_image, stacks_style
+
+#: a STACKS table as the tests and the benchmark lay it out (camera pixels): four centre
+#: pile places with the draw deck between them, the out-of-play pile, the discard piles
+W, H, PX = 1100, 800, 150
+PLACES = [(170, 400), (390, 400), (710, 400), (930, 400)]
+OUT = (550, 150)
+DISCARDS = [(350, 680), (750, 680), (950, 140)]
+
+
+@dataclass
+class StacksScene:
+    before: np.ndarray
+    after: np.ndarray
+    code: str
+    quad: np.ndarray
+    style: StacksStyle
+    families: dict
+    hand_over_card: bool
+    card_px: float
+
+
+def camera(rng: np.random.Generator, light: str, frames: list[np.ndarray]) -> list[np.ndarray]:
+    """The same light and camera over each frame (colour temperature, uneven light, a second
+    light for ``dim_mixed``, blur, noise, JPEG), as :func:`vision.cards.scene.render_pile`."""
+    H, W = frames[0].shape[:2]
+    size = max(H, W)
+    kelvin = rng.uniform(4500, 6500) if light == "daylight" else rng.uniform(2700, 3500) \
+        if light == "lamp" else rng.uniform(2700, 6500)
+    bright = rng.uniform(0.85, 1.05) if light != "dim_mixed" else rng.uniform(0.35, 0.6)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    a = rng.uniform(0, 2 * np.pi)
+    uneven = rng.uniform(0, 0.35 if light == "daylight" else 0.55)
+    field = 1 - uneven * (0.5 + 0.5 * np.cos(a) * (xx / W - 0.5) + 0.5 * np.sin(a) * (yy / H - 0.5))
+    gains = kelvin_gains(kelvin) * bright
+    if light == "dim_mixed":
+        g2 = kelvin_gains(rng.uniform(2700, 6500)) * bright
+        t = np.clip((xx * np.cos(a) + yy * np.sin(a)) / size, 0, 1)[..., None]
+        lightmap = gains * (1 - t) + g2 * t
+    else:
+        lightmap = gains[None, None, :] * np.ones((H, W, 1), np.float32)
+    blur = float(rng.uniform(0, 1.2))
+    noise = float(rng.uniform(1, 3) if light != "dim_mixed" else rng.uniform(3, 6))
+    q = int(rng.integers(55, 96))
+    out = []
+    for img in frames:
+        img = img.astype(np.float32) * lightmap * field[..., None]
+        if blur > 0.3:
+            img = cv2.GaussianBlur(img, (0, 0), blur)
+        img = img + rng.normal(0, noise, img.shape).astype(np.float32)
+        img = np.clip(img, 0, 255).astype(np.uint8)
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        out.append(cv2.imdecode(enc, cv2.IMREAD_COLOR))
+    return out
+
+
+def render_stacks_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
+                       code: str | None = None, style: StacksStyle | None = None,
+                       hand_over: bool | None = None) -> StacksScene:
+    """One STACKS pile scene. ``split``: ``tuned`` or ``heldout`` (a held-out card style;
+    each scene dimension held out half the time)."""
+    held = split == "heldout"
+    st = style or random_stacks_style(rng, "heldout" if held else "tuned")
+    fams = {d: _pick(rng, f, held) for d, f in SCENE_FAMILIES.items()}
+    code = code or CODES[int(rng.integers(len(CODES)))]
+    long_px = float(rng.uniform(0.32, 0.45) * size)
+    look = Look(table=fams["table"], seed=int(rng.integers(1 << 30)))
+    canvas = table_image(look, size, size, rng).astype(np.float32)
+    centre = np.float32([size / 2, size / 2]) + rng.uniform(-0.08, 0.08, 2) * size
+    shadow = float(rng.uniform(0, 1))
+    for _ in range(int(rng.integers(1, 5))):            # the pile below
+        old = CODES[int(rng.integers(len(CODES)))]
+        _place(canvas, stacks_card_image(old, st, 240),
+               centre + rng.uniform(-0.25, 0.25, 2) * long_px, float(rng.uniform(0, 360)),
+               long_px, shadow)
+    before = canvas.copy()
+    quad = _place(canvas, stacks_card_image(code, st, 240),
+                  centre + rng.uniform(-0.35, 0.35, 2) * long_px, float(rng.uniform(0, 360)),
+                  long_px, shadow)
+    after = canvas
+    over = False
+    if fams["hand"] != "none" and rng.random() < 0.7:
+        over = bool(rng.random() < 0.4) if hand_over is None else hand_over
+        m, col = _hand(rng, fams["hand"], size, size, quad, over)
+        after = after * (1 - m[..., None]) + col * m[..., None]
+    b, a = camera(rng, fams["light"], [before, after])
+    return StacksScene(b, a, code, quad, st, {**fams, "card": st.family}, over, long_px)
+
+
+class StacksTableScene:
+    """A STACKS table drawn as the camera above it sees it: the cards on each spot, in the
+    order laid, each a little off the one below (as people lay them)."""
+
+    def __init__(self, seed=3, style=None):
+        rng = np.random.default_rng(seed)
+        self.rng = rng
+        self.style = style or stacks_style("studio", seed)
+        self.table = table_image(Look(table="wood", seed=seed), W, H, rng).astype(np.float32)
+        back = np.dstack([np.full((240, 171, 3), (40, 40, 150), np.uint8),
+                          np.full((240, 171), 255, np.uint8)])
+        _place(self.table, back, (550, 400), 0, PX, 0.5)               # the draw deck
+        self.cards: dict[tuple, list] = {}
+        self.hand = None
+
+    def centre(self, key):
+        kind, k = key
+        return {"place": PLACES, "out": [OUT], "discard": DISCARDS}[kind][k]
+
+    def lay(self, key, code, blank=False):
+        n = len(self.cards.get(key, []))
+        off = ((-1) ** n * 9 + self.rng.uniform(-4, 4), self.rng.uniform(-6, 6) + 4 * n)
+        ang = float((-1) ** n * (6 + self.rng.uniform(0, 6)))
+        self.cards.setdefault(key, []).append((code, off, ang, blank))
+
+    def take(self, key, all_=False):
+        if all_:
+            self.cards.pop(key, None)
+        else:
+            self.cards[key].pop()
+
+    def frame(self) -> np.ndarray:
+        """The table now (the cards of each spot drawn in the order laid, an arm if any)."""
+        canvas = self.table.copy()
+        for key, cards in self.cards.items():
+            cx, cy = self.centre(key)
+            for code, off, ang, blank in cards[-6:]:      # those below are hidden
+                im = stacks_card_image(code, self.style, 240)
+                if blank:                           # a card with nothing to read on it
+                    im[..., :3] = np.uint8(self.style.paper)
+                _place(canvas, im, (cx + off[0], cy + off[1]), ang, PX, 0.5)
+        if self.hand is not None:                   # an arm from the bottom edge
+            x, y = self.hand
+            cv2.line(canvas, (int(x) + 80, H + 60), (int(x), int(y)), SKIN[2], 70)
+            cv2.circle(canvas, (int(x), int(y)), 40, SKIN[2], -1)
+        return np.clip(canvas, 0, 255).astype(np.uint8)
