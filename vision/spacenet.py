@@ -65,21 +65,9 @@ class SpaceNet:
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
         import cv2
+        from .onnx_net import load_net
         path = Path(path)
-        if not path.is_file():
-            raise ModelError(f"{path}: the space classifier's model file is missing "
-                             "(reinstall seqboard, or retrain: python -m vision.train_spaces)")
-        try:
-            try:     # OpenCV 5: the classic engine runs this small network faster
-                self.net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
-            except (AttributeError, TypeError):
-                self.net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreadable"
-            raise ModelError(f"{path}: not a space classifier model OpenCV can read ({first})") \
-                from None
-        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        self.net = load_net(path, "space classifier", "python -m vision.train_spaces", ModelError)
         self.path = path
         # one trial run: a file that loads but is not this network fails here, not mid-game
         try:

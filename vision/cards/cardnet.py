@@ -65,21 +65,9 @@ class CardNet:
     """The shipped model, loaded once: ``probabilities(inputs)`` -> (n, 53)."""
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
+        from ..onnx_net import load_net
         path = Path(path)
-        if not path.is_file():
-            raise ModelError(f"{path}: the card reader's model file is missing "
-                             "(reinstall seqboard, or retrain: python -m vision.cards.train net)")
-        try:
-            try:     # OpenCV 5: the classic engine runs this small network faster
-                self.net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
-            except (AttributeError, TypeError):
-                self.net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreadable"
-            raise ModelError(f"{path}: not a card reader model OpenCV can read ({first})") \
-                from None
-        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        self.net = load_net(path, "card reader", "python -m vision.cards.train net", ModelError)
         self.path = path
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:

@@ -143,6 +143,18 @@ def parse_spot(text: str) -> PileSpot:
     return PileSpot(seat_n - 1, x, y, px)
 
 
+def take_still(still, shot: list) -> tuple[np.ndarray | None, bool]:
+    """The full-resolution still of one update, taken once: ``shot`` keeps it for the other
+    spots. (still or None when the camera failed, whether it was taken now)."""
+    if shot:
+        return shot[0], False
+    try:
+        shot.append(still())
+    except Exception:             # noqa: BLE001 - a camera error: the stream is read instead
+        shot.append(None)
+    return shot[0], True
+
+
 class PileWatcher:
     """New cards on the discard piles, from the camera's frames (see the module text).
 
@@ -190,13 +202,8 @@ class PileWatcher:
         is no still to take (or it failed)."""
         if self.still is None or sp.card_px >= MIN_CARD_PX:
             return None
-        if not shot:
-            try:
-                shot.append(self.still())
-            except Exception:             # noqa: BLE001 - a camera error: read the stream
-                shot.append(None)
-            self.stills_taken += 1
-        still = shot[0]
+        still, taken = take_still(self.still, shot)
+        self.stills_taken += taken
         if still is None or still.shape[1] <= frame.shape[1] or not self.same_view(frame, still, sp):
             return None
         k = still.shape[1] / frame.shape[1]

@@ -288,16 +288,11 @@ class StacksWatcher:
 
     def _from_still(self, key, sp: PileSpot, frame, base, shot):
         """(after, before, card_px) of the spot at the still's resolution, or None."""
-        from .piles import MIN_CARD_PX
+        from .piles import MIN_CARD_PX, take_still
         if self.still is None or sp.card_px >= MIN_CARD_PX:
             return None
-        if not shot:
-            try:
-                shot.append(self.still())
-            except Exception:             # noqa: BLE001 - a camera error: read the stream
-                shot.append(None)
-            self.stills_taken += 1
-        still = shot[0]
+        still, taken = take_still(self.still, shot)
+        self.stills_taken += taken
         if still is None or still.shape[1] <= frame.shape[1]:
             return None
         if not self._view.same_view(frame, still, sp):
