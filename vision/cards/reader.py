@@ -526,20 +526,27 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         out.quad = quad
         return out
     quads = _new_card_quads(after, before, card_px)
+    return read_agreed(after, quads, read_straight, CardReading)
+
+
+def read_agreed(after: np.ndarray, quads, read, reading):
+    """Each rectangle of ``quads`` straightened and read by ``read``; the card named only
+    when the ones read surely agree, else unknown (``reading(None, quad=..., reason=...)``)
+    saying why; with none read surely, the reading of the rectangle most like a card."""
     if not quads:
-        return CardReading(None, reason="no new card found")
+        return reading(None, reason="no new card found")
     reads = []
     for q in quads:
-        r = read_straight(straighten(after, q))
+        r = read(straighten(after, q))
         r.quad = q
         reads.append(r)
     known = [r for r in reads if r.code]
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     if len({r.code for r in known}) > 1:
-        return CardReading(None, quad=known[0].quad,
-                           reason="the card's outline is doubtful: it reads "
-                                  + " or ".join(sorted({r.code for r in known})))
+        return reading(None, quad=known[0].quad,
+                       reason="the card's outline is doubtful: it reads "
+                              + " or ".join(sorted({r.code for r in known})))
     return known[0]
 
 

@@ -99,6 +99,40 @@ def _hand(rng, fam: str, W: int, H: int, quad: np.ndarray, over: bool):
     return mask, col
 
 
+def camera(rng: np.random.Generator, light: str, frames: list[np.ndarray]) -> list[np.ndarray]:
+    """The same light and camera over each frame (colour temperature, uneven light, a second
+    light for ``dim_mixed``, blur, noise, JPEG): the piles' and the STACKS tables' pictures."""
+    H, W = frames[0].shape[:2]
+    size = max(H, W)
+    kelvin = rng.uniform(4500, 6500) if light == "daylight" else rng.uniform(2700, 3500) \
+        if light == "lamp" else rng.uniform(2700, 6500)
+    bright = rng.uniform(0.85, 1.05) if light != "dim_mixed" else rng.uniform(0.35, 0.6)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    a = rng.uniform(0, 2 * np.pi)
+    uneven = rng.uniform(0, 0.35 if light == "daylight" else 0.55)
+    field = 1 - uneven * (0.5 + 0.5 * np.cos(a) * (xx / W - 0.5) + 0.5 * np.sin(a) * (yy / H - 0.5))
+    gains = kelvin_gains(kelvin) * bright
+    if light == "dim_mixed":
+        g2 = kelvin_gains(rng.uniform(2700, 6500)) * bright
+        t = np.clip((xx * np.cos(a) + yy * np.sin(a)) / size, 0, 1)[..., None]
+        lightmap = gains * (1 - t) + g2 * t
+    else:
+        lightmap = gains[None, None, :] * np.ones((H, W, 1), np.float32)
+    blur = float(rng.uniform(0, 1.2))
+    noise = float(rng.uniform(1, 3) if light != "dim_mixed" else rng.uniform(3, 6))
+    q = int(rng.integers(55, 96))
+    out = []
+    for img in frames:
+        img = img.astype(np.float32) * lightmap * field[..., None]
+        if blur > 0.3:
+            img = cv2.GaussianBlur(img, (0, 0), blur)
+        img = img + rng.normal(0, noise, img.shape).astype(np.float32)
+        img = np.clip(img, 0, 255).astype(np.uint8)
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        out.append(cv2.imdecode(enc, cv2.IMREAD_COLOR))
+    return out
+
+
 def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
                 code: str | None = None, style: CardStyle | None = None,
                 hand: str | None = None, hand_over: bool | None = None) -> PileScene:
@@ -138,32 +172,6 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
         after = after * (1 - m[..., None]) + col * m[..., None]
         # a hand over the pile in the frame before too, now and then
     # light: colour temperature, uneven light, brightness; the same for both frames
-    lt = fams["light"]
-    kelvin = rng.uniform(4500, 6500) if lt == "daylight" else rng.uniform(2700, 3500) \
-        if lt == "lamp" else rng.uniform(2700, 6500)
-    bright = rng.uniform(0.85, 1.05) if lt != "dim_mixed" else rng.uniform(0.35, 0.6)
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
-    a = rng.uniform(0, 2 * np.pi)
-    uneven = rng.uniform(0, 0.35 if lt == "daylight" else 0.55)
-    field = 1 - uneven * (0.5 + 0.5 * np.cos(a) * (xx / W - 0.5) + 0.5 * np.sin(a) * (yy / H - 0.5))
-    gains = kelvin_gains(kelvin) * bright
-    if lt == "dim_mixed":      # a second light of another colour over one side
-        g2 = kelvin_gains(rng.uniform(2700, 6500)) * bright
-        t = np.clip((xx * np.cos(a) + yy * np.sin(a)) / size, 0, 1)[..., None]
-        lightmap = gains * (1 - t) + g2 * t
-    else:
-        lightmap = gains[None, None, :] * np.ones((H, W, 1), np.float32)
-    blur = float(rng.uniform(0, 1.2))
-    noise = float(rng.uniform(1, 3) if lt != "dim_mixed" else rng.uniform(3, 6))
-    q = int(rng.integers(55, 96))
-    out = []
-    for img in (before, after):
-        img = img * lightmap * field[..., None]
-        if blur > 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), blur)
-        img = img + rng.normal(0, noise, img.shape).astype(np.float32)
-        img = np.clip(img, 0, 255).astype(np.uint8)
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        out.append(cv2.imdecode(enc, cv2.IMREAD_COLOR))
+    out = camera(rng, fams["light"], [before, after])
     return PileScene(out[0], out[1], code, quad, st, {**fams, "card": st.family}, over, long_px, in_view,
                      hmask)

@@ -23,6 +23,8 @@ import numpy as np
 
 from engine.stacks.cards import ALL_CODES
 
+from .styles import framed
+
 #: family -> held out?
 STACKS_FAMILIES: dict[str, bool] = {"studio": False, "bold": False, "retro": True}
 STACKS_TUNED = tuple(f for f, h in STACKS_FAMILIES.items() if not h)
@@ -222,17 +224,4 @@ def stacks_card_image(code: str, st: StacksStyle, height: int = 280) -> np.ndarr
     for _turn in range(2):                # the index in two opposite corners
         _text(img, _index_text(code), 0.14 * w, 0.1 * h, st.index_h * h, st, ink, thick)
         img = np.ascontiguousarray(img[::-1, ::-1])
-    if st.border:
-        m = max(2, h // 40)
-        bc = tuple(int(v * 0.6) for v in st.paper)
-        cv2.rectangle(img, (m, m), (w - 1 - m, h - 1 - m), bc, max(1, h // 200))
-        if st.border == 2:
-            m2 = m + max(2, h // 70)
-            cv2.rectangle(img, (m2, m2), (w - 1 - m2, h - 1 - m2), bc, 1)
-    alpha = np.zeros((h, w), np.uint8)
-    r = max(2, h // 18)
-    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
-    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
-    for cx, cy_ in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(alpha, (cx, cy_), r, 255, -1, cv2.LINE_AA)
-    return np.dstack([img, alpha])
+    return framed(img, st.border, tuple(int(v * 0.6) for v in st.paper))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .reader import W, H, _edge_score, _new_card_quads, straighten
+from .reader import W, H, _new_card_quads, read_agreed
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -208,21 +208,7 @@ def read_stacks_pile(after: np.ndarray, before: np.ndarray,
     proposes and reads surely reads the same."""
     quads = _new_card_quads(after, before, card_px)
     quads += [r for r in (_refine(after, before, q, card_px) for q in quads) if r is not None]
-    if not quads:
-        return StacksReading(None, reason="no new card found")
-    reads = []
-    for q in quads:
-        r = read_stacks_straight(straighten(after, q))
-        r.quad = q
-        reads.append(r)
-    known = [r for r in reads if r.code]
-    if not known:
-        return max(reads, key=lambda r: _edge_score(after, r.quad))
-    if len({r.code for r in known}) > 1:
-        return StacksReading(None, quad=known[0].quad,
-                             reason="the card's outline is doubtful: it reads "
-                                    + " or ".join(sorted({r.code for r in known})))
-    return known[0]
+    return read_agreed(after, quads, read_stacks_straight, StacksReading)
 
 
 

@@ -269,16 +269,23 @@ def card_image(code: str, st: CardStyle, height: int = 280) -> np.ndarray:
     paper = np.maximum(np.float32(st.paper), 1)
     out = plate.astype(np.float32) * (colour.astype(np.float32) / paper)
     out = np.clip(out, 0, 255).astype(np.uint8)
-    if st.border:
+    return framed(out, st.border, st.border_colour)
+
+
+def framed(img: np.ndarray, border: int, colour) -> np.ndarray:
+    """A card face ``img`` (BGR, drawn in place) with its border (0 none, 1 thin, 2 double,
+    in ``colour``) and rounded corners: BGRA, the corners transparent."""
+    h, w = img.shape[:2]
+    if border:
         m = max(2, h // 40)
-        cv2.rectangle(out, (m, m), (w - 1 - m, h - 1 - m), st.border_colour, max(1, h // 200))
-        if st.border == 2:
+        cv2.rectangle(img, (m, m), (w - 1 - m, h - 1 - m), colour, max(1, h // 200))
+        if border == 2:
             m2 = m + max(2, h // 70)
-            cv2.rectangle(out, (m2, m2), (w - 1 - m2, h - 1 - m2), st.border_colour, 1)
+            cv2.rectangle(img, (m2, m2), (w - 1 - m2, h - 1 - m2), colour, 1)
     alpha = np.zeros((h, w), np.uint8)
     r = max(2, h // 18)
     cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
     cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
     for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
         cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
-    return np.dstack([out, alpha])
+    return np.dstack([img, alpha])
