@@ -133,6 +133,22 @@ def camera(rng: np.random.Generator, light: str, frames: list[np.ndarray]) -> li
     return out
 
 
+def table_with_pile(rng: np.random.Generator, size: int, table: str, codes, draw):
+    """A square table picture of the ``table`` family with a pile of one to four cards (of
+    ``codes``, drawn by ``draw(code)``) near its middle, at any angle: (the picture as
+    float32, the pile's centre, a card's long side in pixels, the cards' shadow)."""
+    long_px = float(rng.uniform(0.32, 0.45) * size)      # the card's long side, in pixels
+    look = Look(table=table, seed=int(rng.integers(1 << 30)))
+    canvas = table_image(look, size, size, rng).astype(np.float32)
+    centre = np.float32([size / 2, size / 2]) + rng.uniform(-0.08, 0.08, 2) * size
+    shadow = float(rng.uniform(0, 1))
+    for _ in range(int(rng.integers(1, 5))):            # the pile below
+        old = codes[int(rng.integers(len(codes)))]
+        _place(canvas, draw(old), centre + rng.uniform(-0.25, 0.25, 2) * long_px,
+               float(rng.uniform(0, 360)), long_px, shadow)
+    return canvas, centre, long_px, shadow
+
+
 def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
                 code: str | None = None, style: CardStyle | None = None,
                 hand: str | None = None, hand_over: bool | None = None) -> PileScene:
@@ -147,15 +163,8 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
         fams = {d: str(list(f)[int(rng.integers(len(f)))]) for d, f in SCENE_FAMILIES.items()}
     code = code or CODES[int(rng.integers(len(CODES)))]
     W = H = size
-    long_px = float(rng.uniform(0.32, 0.45) * size)      # the card's long side, in pixels
-    look = Look(table=fams["table"], seed=int(rng.integers(1 << 30)))
-    canvas = table_image(look, W, H, rng).astype(np.float32)
-    centre = np.float32([W / 2, H / 2]) + rng.uniform(-0.08, 0.08, 2) * size
-    shadow = float(rng.uniform(0, 1))
-    for _ in range(int(rng.integers(1, 5))):            # the pile below
-        old = CODES[int(rng.integers(len(CODES)))]
-        _place(canvas, card_image(old, st, 240), centre + rng.uniform(-0.25, 0.25, 2) * long_px,
-               float(rng.uniform(0, 360)), long_px, shadow)
+    canvas, centre, long_px, shadow = table_with_pile(
+        rng, size, fams["table"], CODES, lambda c: card_image(c, st, 240))
     before = canvas.copy()
     quad = _place(canvas, card_image(code, st, 240),
                   centre + rng.uniform(-0.35, 0.35, 2) * long_px, float(rng.uniform(0, 360)),

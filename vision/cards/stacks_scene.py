@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.looks import SKIN, Look, table_image
 
-from .scene import SCENE_FAMILIES, _hand, _pick, _place, camera
+from .scene import SCENE_FAMILIES, _hand, _pick, _place, camera, table_with_pile
 from .stacks_art import CODES, StacksStyle, random_stacks_style, stacks_card_image, stacks_style
 
 #: a STACKS table as the tests and the benchmark lay it out (camera pixels): four centre
@@ -46,16 +46,8 @@ def render_stacks_pile(rng: np.random.Generator, split: str = "tuned", size: int
     st = style or random_stacks_style(rng, "heldout" if held else "tuned")
     fams = {d: _pick(rng, f, held) for d, f in SCENE_FAMILIES.items()}
     code = code or CODES[int(rng.integers(len(CODES)))]
-    long_px = float(rng.uniform(0.32, 0.45) * size)
-    look = Look(table=fams["table"], seed=int(rng.integers(1 << 30)))
-    canvas = table_image(look, size, size, rng).astype(np.float32)
-    centre = np.float32([size / 2, size / 2]) + rng.uniform(-0.08, 0.08, 2) * size
-    shadow = float(rng.uniform(0, 1))
-    for _ in range(int(rng.integers(1, 5))):            # the pile below
-        old = CODES[int(rng.integers(len(CODES)))]
-        _place(canvas, stacks_card_image(old, st, 240),
-               centre + rng.uniform(-0.25, 0.25, 2) * long_px, float(rng.uniform(0, 360)),
-               long_px, shadow)
+    canvas, centre, long_px, shadow = table_with_pile(
+        rng, size, fams["table"], CODES, lambda c: stacks_card_image(c, st, 240))
     before = canvas.copy()
     quad = _place(canvas, stacks_card_image(code, st, 240),
                   centre + rng.uniform(-0.35, 0.35, 2) * long_px, float(rng.uniform(0, 360)),
