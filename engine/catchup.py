@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .board import EMPTY
 from .moves import Verdict
@@ -118,6 +118,84 @@ def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
             seen.add(series.moves())
             found.append(series)
     return found
+
+
+#: The longest series inferred round a space the sensing cannot read (arrival order known).
+MAX_UNSEEN_SERIES = 8
+
+
+def explain_unseen(referee: Referee, obs: Observation, space: int,
+                   arrivals: dict[int, int] | None = None,
+                   colour_blind: bool = False) -> list[Series]:
+    """The legal series, in turn order, that explain ``obs`` once the chip of the team to
+    move is taken to be on ``space``, a space the sensing cannot read (unknown in ``obs``,
+    empty in the game), each beginning with that placement; empty when none does.
+
+    For a space the camera cannot read (glare on it, on the chip put there, the lens
+    edge): the team to move placed its chip there unseen, and the next teams' chips are
+    seen, one after the other. ``arrivals``: for each other space that differs, when it
+    was first seen so (a count: lower came first); the series keep that order, and only
+    changes seen at the same time are tried in every order. Without it, every order is
+    tried (at most one move per seat, as :func:`explain`). The first step's text says it
+    was not seen. The caller checks that ``space`` is the one place left where the move
+    can be (:attr:`engine.evidence.Screened.hidden` is that space alone)."""
+    if referee.over or obs.states[space] is not SpaceState.UNKNOWN \
+            or referee.board.cells[space] != EMPTY or _chip_on_free(referee, obs):
+        return []
+    filled = obs.replace({space: SpaceState(referee.colours[referee.team])})
+    changes = differences(referee, filled)
+    if arrivals is None:
+        found = explain(referee, filled, colour_blind=colour_blind)
+    else:
+        if len(changes) > MAX_UNSEEN_SERIES or \
+                any(st is SpaceState.WHITE for _, _, st in changes):
+            return []
+        first = [c for c in changes if c[1] == space]
+        rest = [c for c in changes if c[1] != space]
+        late = max(arrivals.values(), default=0) + 1
+        groups: dict[int, list] = {}
+        for c in rest:
+            groups.setdefault(arrivals.get(c[1], late), []).append(c)
+        orders = [first]
+        for key in sorted(groups):
+            # (a chip changed colour: its removal before the other team's placement)
+            perms = [list(p) for p in itertools.permutations(groups[key])
+                     if _removal_first(list(p))]
+            orders = [o + p for o in orders for p in perms]
+            if len(orders) > 120:
+                return []
+        found, seen = [], set()
+        work = clone(referee)
+        n0 = len(work.moves)
+        for order in orders:
+            series = _try(work, order, colour_blind)
+            while len(work.moves) > n0:
+                work.undo()
+            if len(work.moves) < n0:
+                work = clone(referee)
+            if series is not None and series.moves() not in seen:
+                seen.add(series.moves())
+                found.append(series)
+    where = referee.layout.space_name(space)
+    out = []
+    for series in found:
+        steps = series.steps
+        v = steps[0].verdict
+        if v.kind == "placement" and v.spaces == (space,) and v.team == referee.team:
+            out.append(Series((replace(steps[0], text=f"{steps[0].text} (not seen: {where} "
+                                                      f"cannot be read)"),) + steps[1:]))
+    return out
+
+
+def _removal_first(order: list[tuple[str, int, SpaceState]]) -> bool:
+    """Whether each space's removal comes before its placement in ``order``."""
+    placed: set[int] = set()
+    for action, space, _ in order:
+        if action == "remove" and space in placed:
+            return False
+        if action == "place":
+            placed.add(space)
+    return True
 
 
 def _try(ref: Referee, order: list[tuple[str, int, SpaceState]],

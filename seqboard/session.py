@@ -84,6 +84,15 @@ class Session:
         self.colour_blind = False
         #: a series this long or longer is accepted only when a person confirms it
         self.confirm_series_from = 3
+        #: a space unknown in every observation for this long (seconds of the source's
+        #: time) is one the sensing cannot read: the move of the team to move is inferred
+        #: there when it is the only place it can be (see observe)
+        self.unreadable_after = 8.0
+        self._unread_since: dict[int, tuple[float | None, int]] = {}
+        self._observations = 0
+        #: the chips waiting on a hidden move: when each was first seen (a count)
+        self._arrivals: dict[int, int] = {}
+        self._last_t: float | None = None
         self.space_problems: dict[int, str] = {}
         self.caught_up = 0
         #: judging with the card laid: the last ``waiting`` said (not repeated), and the
@@ -149,8 +158,30 @@ class Session:
         The screened observation is the one judged and recorded."""
         r = self.referee
         seen = obs
+        at = dict(at or {})
+        self._note_unread(obs, at)
         screened = evidence.screen(r, obs, hidden=self.hidden_move)
         self.hidden_move = screened.hidden
+        if not screened.hidden:
+            self._arrivals.clear()
+        else:
+            # when each chip waiting on a hidden move was first seen: the order they came in
+            for i, why in screened.why:
+                if why == "turn":
+                    self._arrivals.setdefault(i, self._observations)
+        if len(screened.hidden) == 1 and any(why == "turn" for _, why in screened.why):
+            # the move of the team to move can only be on one space, and the camera has
+            # not read that space for a long while: inferred there when that makes the
+            # whole change one legal series (engine.catchup.explain_unseen)
+            (space,) = screened.hidden
+            if self._unreadable(space):
+                series = self._series(seen, unseen=space)
+                if len(series) == 1:
+                    self.hidden_move = frozenset()
+                    self.waiting = ()
+                    self.last_observation = seen
+                    self.pending_catchup = None
+                    return self._accept(series[0], at)
         obs = screened.observation
         if screened.waiting != self.waiting:
             self.waiting = screened.waiting
@@ -170,7 +201,6 @@ class Session:
                                spaces=turn)
         self.last_observation = obs
         self.pending_catchup = None
-        at = dict(at or {})
         v = r.observe(obs)
         cols = r.layout.cols
         if v.kind == "no_change":
@@ -335,15 +365,51 @@ class Session:
         return v
 
     # --- catching up, taking back, putting right ----------------------------------------------
-    def _series(self, obs: Observation) -> list[catchup.Series]:
+    def _note_unread(self, obs: Observation, at: dict) -> None:
+        """Keep, for each space unknown in the observations, since when (the source's
+        time, and the count of observations) it has been unknown without a break."""
+        self._observations += 1
+        now = self._last_t = at.get("t")
+        for i, st in enumerate(obs.states):
+            if st is SpaceState.UNKNOWN:
+                self._unread_since.setdefault(i, (now, self._observations))
+            else:
+                self._unread_since.pop(i, None)
+
+    def _unreadable(self, space: int) -> bool:
+        """Whether ``space`` has been unknown in every observation for a long while
+        (:attr:`unreadable_after` seconds of the source's time and three observations
+        before this one): glare on it or the lens edge, not a hand passing."""
+        since = self._unread_since.get(space)
+        if since is None:
+            return False
+        t0, n0 = since
+        now = self._last_t
+        if self._observations - n0 < 3:
+            return False
+        # (an observation not stamped with the source's time says nothing of how long)
+        return t0 is not None and now is not None and now - t0 >= self.unreadable_after
+
+    def _series(self, obs: Observation, unseen: int | None = None) -> list[catchup.Series]:
         """The legal series of missed moves that explain ``obs``, when catching up is
         possible here: not while the Pi's proposal waits, nor for a Pi seat's move, nor in
-        a game the engine deals (its cards decide the moves)."""
+        a game the engine deals (its cards decide the moves). ``unseen``: a space the
+        sensing cannot read, where the team to move's chip is inferred
+        (:func:`engine.catchup.explain_unseen`)."""
         if self.game is not None or self.proposal is not None or self.seat_policy is not None:
             return []               # remote play: each chip is checked against its seat
         if self.referee.judge_cards:
             return []               # each chip waits for its own card
-        found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
+        if unseen is not None:
+            screened = evidence.screen(self.referee, obs.replace(
+                {unseen: SpaceState(self.referee.colours[self.referee.team])}))
+            if any(why == "turn" for _, why in screened.why):
+                return []
+            found = catchup.explain_unseen(self.referee, screened.observation.replace(
+                {unseen: SpaceState.UNKNOWN}), unseen, dict(self._arrivals),
+                colour_blind=self.colour_blind)
+        else:
+            found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
         return [s for s in found if all(st.verdict.player not in self.computers for st in s.steps)]
 
     def _accept(self, series: catchup.Series, at: dict) -> Verdict:

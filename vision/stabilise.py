@@ -63,6 +63,11 @@ SURE = DOUBT
 #: a space covered in at least this share of the frames of the last ``stuck_after`` seconds
 #: is a fixed cover (glare, a mark), not a hand
 STUCK_SHARE = 0.75
+#: a covered patch of at most this many spaces is no hand (a speck of glare, a mark)
+SPECK = 2
+#: the confidence of a chip beside a speck or a fixed cover in every frame of the window
+#: (doubtful: the referee waits on it)
+DOUBTFUL_BESIDE = 0.3
 
 
 class Stabiliser:
@@ -136,18 +141,19 @@ class Stabiliser:
         if not occ.any():
             self._stuck_problems = {}
             return np.zeros(n, bool)
+        specks = _specks(occ, reading.observation.rows, reading.observation.cols)
         if t - self._covers[0][0] < self.stuck_after:
             self._stuck_problems = {}
-            return None
+            return specks if not (occ & ~specks).any() else None
         share = np.mean([o for _, o in self._covers], axis=0)
         fixed = occ & (share >= STUCK_SHARE)
         self._stuck_problems = {
             int(i): f"{names(int(i))} has looked covered for {self.stuck_after:.0f} s and more: "
                     f"glare, a mark or something left on it? It is not judged meanwhile"
             for i in np.flatnonzero(fixed)}
-        if (occ & ~fixed).any():
+        if (occ & ~fixed & ~specks).any():
             return None
-        return fixed
+        return fixed | specks
 
     def _note_flips(self, codes: np.ndarray, t: float, names) -> None:
         """Count each space's changes between two known states; name the flickering ones."""
@@ -205,6 +211,15 @@ class Stabiliser:
             # a fixed cover: unknown (the reader already doubts the spaces beside it)
             codes[stuck] = _UNKNOWN
             conf_now = np.where(stuck, 0.0, conf_now).astype(np.float32)
+            # a chip beside them is doubted by the reader only for being beside a "cover"
+            # that is none: this frame says nothing of it (NaN), the window's other frames
+            # do (a space beside such a cover in every frame of the window stays doubtful)
+            rows, cols = obs.rows, obs.cols
+            beside = cv2.dilate(stuck.reshape(rows, cols).astype(np.uint8),
+                                np.ones((3, 3), np.uint8)).ravel() > 0
+            doubted = np.asarray(reading.doubtful, bool) if reading.doubtful else \
+                conf_now < SURE
+            conf_now = np.where(beside & ~stuck & doubted, np.nan, conf_now).astype(np.float32)
         self._note_flips(codes, t, names or (lambda i: f"space {i}"))
         self.problems = {**self._flip_probs, **self._stuck_problems}
         self._window.append((t, codes, conf_now))
@@ -234,7 +249,9 @@ class Stabiliser:
         # each space's confidence: the least it had over the window (a doubt in any frame
         # of it stands); a space read surely now that was doubtful when last reported is
         # reported again (the referee waited on it: engine/evidence.py)
-        conf_w = np.stack([c for _, _, c in self._window]).min(axis=0)
+        confs = np.stack([c for _, _, c in self._window])
+        conf_w = np.where(np.isnan(confs), np.inf, confs).min(axis=0)
+        conf_w = np.where(np.isinf(conf_w), DOUBTFUL_BESIDE, conf_w)
         sure = (out != _UNKNOWN) & (conf_w >= SURE)
         newly_sure = self._reported_sure is not None and bool((sure & ~self._reported_sure).any())
         if key == self._reported and not newly_sure:
@@ -270,6 +287,16 @@ class Stabiliser:
             if t - since < self.untouched_after:
                 out[i] = _UNKNOWN
         return out
+
+
+def _specks(occ: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The covered spaces of ``occ`` in patches of at most :data:`SPECK` spaces (side or
+    corner touching): too small for a hand or an arm, which cover a patch of several spaces."""
+    grid = occ.reshape(rows, cols).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
+    small = np.zeros(n, bool)
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= SPECK
+    return small[labels.ravel()] & occ
 
 
 def _name(state: SpaceState) -> str:

@@ -222,3 +222,65 @@ def test_a_chip_taken_off_waits_too_while_a_move_may_be_hidden(tmp_path):
     s.observe(_seen(ref, {"j5": ("?", 0.0), "e6": ("G", 1.0), "h8": (".", 1.0)}))
     assert len(ref.moves) == 2 and s.warning is None
     assert _names(ref, s.waiting) == ["e6", "h8"]
+
+
+def _at(t: float) -> dict:
+    return {"t": t, "frame": int(t * 10)}
+
+
+def test_a_chip_the_camera_cannot_read_is_inferred_once_the_next_chips_come_in_turn(tmp_path):
+    """Blue puts its chip on b4 and glare on that chip makes b4 read unknown from then on.
+    Green's e6, blue's h6 and green's g8 come one after the other, each waiting on blue's
+    unseen move. Once b4 has been unreadable for a while (8 s of the film), blue's b4 is
+    the only place blue's move can be: it is inferred there, and the chips that waited
+    are judged in the order they came. Nothing is warned, the record replays."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}), _at(4.0))
+    assert len(ref.moves) == 2
+    b4 = {"b4": ("?", 0.0)}
+    s.observe(_seen(ref, b4), _at(6.0))                                  # blue's b4, unread
+    s.observe(_seen(ref, b4 | {"e6": ("G", 1.0)}), _at(7.5))
+    s.observe(_seen(ref, b4 | {"e6": ("G", 1.0), "h6": ("B", 1.0)}), _at(9.0))
+    s.observe(_seen(ref, b4 | {"e6": ("G", 1.0), "h6": ("B", 1.0), "g8": ("G", 1.0)}), _at(10.5))
+    # b4 unread for 4.5 s only: it may be an arm's halo, the chips still wait
+    assert len(ref.moves) == 2 and s.warning is None
+    assert _names(ref, s.waiting) == ["e6", "h6", "g8"] or \
+        sorted(_names(ref, s.waiting)) == ["e6", "g8", "h6"]
+    s.observe(_seen(ref, b4 | {"e6": ("G", 1.0), "h6": ("B", 1.0), "g8": ("G", 1.0)}), _at(14.5))
+    assert [(p, ref.layout.space_name(m.space)) for p, m in ref.moves] == \
+        [(0, "e5"), (1, "h8"), (0, "b4"), (1, "e6"), (0, "h6"), (1, "g8")]
+    assert s.warning is None and not s.waiting and not s.hidden_move
+    assert not [e for e in events if e.kind == "warning"]
+    note = [e.text for e in events if e.kind == "caught_up"]
+    assert note == ["caught up: blue b4 (not seen: b4 cannot be read), then green e6, "
+                    "then blue h6, then green g8"]
+    _replays(path, ref)
+    # the next chip is judged as usual
+    v = s.observe(_seen(ref, b4 | {"a4": ("B", 1.0)}), _at(16.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["a4"]
+
+
+def test_two_spaces_that_cannot_be_read_leave_the_move_unplaced_never_guessed(tmp_path):
+    """Glare over j5 and j6, unread all game: blue's move may be on either, so none is
+    made up (a phantom chip is worse than a missed one): green's e6 waits."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    for t in (20.0, 30.0, 40.0, 50.0):
+        s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(t))
+    assert len(ref.moves) == 2 and s.warning is None
+    assert _names(ref, s.waiting) == ["e6"]
+
+
+def test_a_chip_out_of_turn_beside_a_space_read_again_is_warned_not_inferred(tmp_path):
+    """j5 unread for a while, then read empty again: green's e6, placed while blue has not
+    played, is a move out of turn (warned), not a blue chip made up on j5."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, {"j5": ("?", 0.0)}), _at(5.0))
+    s.observe(_seen(ref, {"j5": (".", 1.0), "e6": ("G", 1.0)}), _at(20.0))
+    assert len(ref.moves) == 2
+    assert s.warning is not None and "e6" in s.warning.message
