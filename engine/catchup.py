@@ -27,7 +27,7 @@ import itertools
 from dataclasses import dataclass, replace
 
 from .board import EMPTY
-from .moves import Verdict
+from .moves import Move, Verdict
 from .observation import Observation, SpaceState
 from .referee import COLOUR_NAMES, Referee
 
@@ -43,6 +43,11 @@ class Step:
     observation: Observation
     verdict: Verdict
     text: str = ""        # "green f3", "green removes e5"
+    #: a move the sensing could not see at all (on one of several spaces it cannot read):
+    #: applied as the move ``unseen``, the board left as it was
+    unseen: bool = False
+    #: the spaces the unseen move's chip is on one of
+    where: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ class Series:
 
     def moves(self) -> tuple[tuple[str, int, int | None], ...]:
         """(kind, space, team) of each step: what tells two series apart."""
-        return tuple((s.verdict.kind, s.verdict.spaces[0], s.verdict.team) for s in self.steps)
+        return tuple((s.verdict.kind, s.verdict.spaces[0] if s.verdict.spaces else None,
+                      s.verdict.team) for s in self.steps)
 
 
 def clone(referee: Referee) -> Referee:
@@ -124,9 +130,9 @@ def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
 MAX_UNSEEN_SERIES = 8
 
 
-def explain_unseen(referee: Referee, obs: Observation, space: int,
+def explain_unseen(referee: Referee, obs: Observation, space: int | None,
                    arrivals: dict[int, int] | None = None,
-                   colour_blind: bool = False) -> list[Series]:
+                   colour_blind: bool = False, where: tuple[int, ...] = ()) -> list[Series]:
     """The legal series, in turn order, that explain ``obs`` once the chip of the team to
     move is taken to be on ``space``, a space the sensing cannot read (unknown in ``obs``,
     empty in the game), each beginning with that placement; empty when none does.
@@ -138,7 +144,14 @@ def explain_unseen(referee: Referee, obs: Observation, space: int,
     changes seen at the same time are tried in every order. Without it, every order is
     tried (at most one move per seat, as :func:`explain`). The first step's text says it
     was not seen. The caller checks that ``space`` is the one place left where the move
-    can be (:attr:`engine.evidence.Screened.hidden` is that space alone)."""
+    can be (:attr:`engine.evidence.Screened.hidden` is that space alone).
+
+    ``space`` None: the move may be on any of several spaces that cannot be read
+    (``where``, all unknown in ``obs``): no chip is made up on any of them. The first step
+    is then the move ``unseen`` (:attr:`Step.unseen`: the turn passes, the board is left
+    as it was); ``arrivals`` is needed."""
+    if space is None:
+        return _explain_unseen_somewhere(referee, obs, arrivals or {}, colour_blind, where)
     if referee.over or obs.states[space] is not SpaceState.UNKNOWN \
             or referee.board.cells[space] != EMPTY or _chip_on_free(referee, obs):
         return []
@@ -152,30 +165,8 @@ def explain_unseen(referee: Referee, obs: Observation, space: int,
             return []
         first = [c for c in changes if c[1] == space]
         rest = [c for c in changes if c[1] != space]
-        late = max(arrivals.values(), default=0) + 1
-        groups: dict[int, list] = {}
-        for c in rest:
-            groups.setdefault(arrivals.get(c[1], late), []).append(c)
-        orders = [first]
-        for key in sorted(groups):
-            # (a chip changed colour: its removal before the other team's placement)
-            perms = [list(p) for p in itertools.permutations(groups[key])
-                     if _removal_first(list(p))]
-            orders = [o + p for o in orders for p in perms]
-            if len(orders) > 120:
-                return []
-        found, seen = [], set()
-        work = clone(referee)
-        n0 = len(work.moves)
-        for order in orders:
-            series = _try(work, order, colour_blind)
-            while len(work.moves) > n0:
-                work.undo()
-            if len(work.moves) < n0:
-                work = clone(referee)
-            if series is not None and series.moves() not in seen:
-                seen.add(series.moves())
-                found.append(series)
+        orders = _arrival_orders(rest, arrivals)
+        found = _try_orders(referee, [first + o for o in orders], colour_blind)
     where = referee.layout.space_name(space)
     out = []
     for series in found:
@@ -185,6 +176,67 @@ def explain_unseen(referee: Referee, obs: Observation, space: int,
             out.append(Series((replace(steps[0], text=f"{steps[0].text} (not seen: {where} "
                                                       f"cannot be read)"),) + steps[1:]))
     return out
+
+
+def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict[int, int],
+                              colour_blind: bool, where: tuple[int, ...]) -> list[Series]:
+    """:func:`explain_unseen` for a move on one of several unreadable spaces."""
+    if referee.over or _chip_on_free(referee, obs) or not where \
+            or any(obs.states[i] is not SpaceState.UNKNOWN or referee.board.cells[i] != EMPTY
+                   for i in where):
+        return []
+    changes = differences(referee, obs)
+    if not changes or len(changes) >= MAX_UNSEEN_SERIES \
+            or any(st is SpaceState.WHITE for _, _, st in changes):
+        return []
+    work = clone(referee)
+    base = work.expected()
+    v = work.apply(Move("unseen"))
+    names = [referee.layout.space_name(i) for i in where]
+    spots = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+    who = COLOUR_NAMES[referee.colours[v.team]]
+    first = Step(base, v, f"{who} (not seen: on {spots}, which cannot be read)", unseen=True,
+                 where=tuple(where))
+    out = []
+    for series in _try_orders(work, _arrival_orders(changes, arrivals), colour_blind):
+        out.append(Series((first,) + series.steps))
+    return out
+
+
+def _arrival_orders(changes: list[tuple[str, int, SpaceState]],
+                    arrivals: dict[int, int]) -> list[list[tuple[str, int, SpaceState]]]:
+    """The orders of ``changes`` that keep their arrival order (changes seen at the same
+    time in every order); empty when there would be too many to try."""
+    late = max(arrivals.values(), default=0) + 1
+    groups: dict[int, list] = {}
+    for c in changes:
+        groups.setdefault(arrivals.get(c[1], late), []).append(c)
+    orders: list[list] = [[]]
+    for key in sorted(groups):
+        # (a chip changed colour: its removal before the other team's placement)
+        perms = [list(p) for p in itertools.permutations(groups[key]) if _removal_first(list(p))]
+        orders = [o + p for o in orders for p in perms]
+        if len(orders) > 120:
+            return []
+    return orders
+
+
+def _try_orders(referee: Referee, orders: list[list[tuple[str, int, SpaceState]]],
+                colour_blind: bool) -> list[Series]:
+    """The distinct legal series among ``orders``, each played on a copy of ``referee``."""
+    found, seen = [], set()
+    work = clone(referee)
+    n0 = len(work.moves)
+    for order in orders:
+        series = _try(work, order, colour_blind)
+        while len(work.moves) > n0:
+            work.undo()
+        if len(work.moves) < n0:
+            work = clone(referee)
+        if series is not None and series.moves() not in seen:
+            seen.add(series.moves())
+            found.append(series)
+    return found
 
 
 def _removal_first(order: list[tuple[str, int, SpaceState]]) -> bool:

@@ -8,7 +8,7 @@ from .board import Sequence, parse_five
 from .errors import RecordError
 from .layout import parse_space, space_name
 
-ACTIONS = ("place", "remove", "dead", "pass")
+ACTIONS = ("place", "remove", "dead", "pass", "unseen")
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,9 @@ class Move:
 
     ``place``: play ``card`` and put a chip on ``space``; ``remove``: play a chip-removing card
     and take the chip off ``space``; ``dead``: trade the dead ``card`` for a new one (before
-    playing, at most once a turn); ``pass``: no legal play at all. ``card`` is None when a
+    playing, at most once a turn); ``pass``: no legal play at all; ``unseen``: a move the
+    sensing could not see (its chip on a space that cannot be read: glare, the lens edge);
+    the turn passes and the board is left as it was. ``card`` is None when a
     referee saw the chip but not the card.
 
     ``five``: when a placement completes a line longer than a sequence (or several lines),
@@ -52,9 +54,9 @@ class Move:
         unknown card; ``"place JD f4 five b4-f4"`` names the five of a longer line."""
         parts = text.split()
         if not parts or parts[0] not in ACTIONS:
-            raise RecordError(f"not a move: {text!r} (expected place, remove, dead or pass)")
+            raise RecordError(f"not a move: {text!r} (expected place, remove, dead, pass or unseen)")
         action = parts[0]
-        want = {"place": 3, "remove": 3, "dead": 2, "pass": 1}[action]
+        want = {"place": 3, "remove": 3, "dead": 2, "pass": 1, "unseen": 1}[action]
         five: tuple[tuple[int, ...], ...] = ()
         if action == "place" and len(parts) > want and parts[want] == "five":
             if len(parts) == want + 1:

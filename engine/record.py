@@ -645,8 +645,8 @@ class _Replay:
                                     f"player {ref.current}'s turn")
             return
         why = self.check_dead(move.card, player) if move.action == "dead" else \
-            None if move.action == "pass" else self.check_card(move)
-        if why is None and move.action != "dead" and move.action != "pass" \
+            None if move.action in ("pass", "unseen") else self.check_card(move)
+        if why is None and move.action not in ("dead", "pass", "unseen") \
                 and not 0 <= (move.space or 0) < ref.layout.size:
             why = "the move needs a space on the board"
         if why is None and game is not None:

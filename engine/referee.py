@@ -423,7 +423,7 @@ class Referee:
                 return Verdict("violation", team=self.team, player=self.current,
                                rule="not_dead", message=f"illegal: {exc}")
             return Verdict("no_change", message=f"dead card {move.card} traded")
-        if move.action == "pass":
+        if move.action in ("pass", "unseen"):
             return self._apply(move)
         s = move.space
         if s is None or not 0 <= s < self.layout.size:
@@ -474,6 +474,10 @@ class Referee:
             kind = "removal"
             text = f"{self.colour_name(team)} removes {self.colour_name(owner)}'s chip from " \
                    f"{self.layout.space_name(s)}"
+        elif move.action == "unseen":
+            # a card was played and a chip placed where the sensing cannot see
+            cards, kind = (), "no_change"
+            text = f"{self.colour_name(team)} moved where the camera cannot see"
         else:
             cards, kind, text = (), "no_change", f"{self.colour_name(team)} passes"
         if move.action != "pass":

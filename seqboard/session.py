@@ -90,6 +90,9 @@ class Session:
         self.unreadable_after = 8.0
         self._unread_since: dict[int, tuple[float | None, int]] = {}
         self._observations = 0
+        #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
+        #: its number in the referee's moves)
+        self.unseen_moves: list[tuple[int, frozenset[int], int]] = []
         #: the chips waiting on a hidden move: when each was first seen (a count)
         self._arrivals: dict[int, int] = {}
         self._last_t: float | None = None
@@ -160,6 +163,7 @@ class Session:
         seen = obs
         at = dict(at or {})
         self._note_unread(obs, at)
+        self._reveal_unseen(obs, at)
         screened = evidence.screen(r, obs, hidden=self.hidden_move)
         self.hidden_move = screened.hidden
         if not screened.hidden:
@@ -169,19 +173,23 @@ class Session:
             for i, why in screened.why:
                 if why == "turn":
                     self._arrivals.setdefault(i, self._observations)
-        if len(screened.hidden) == 1 and any(why == "turn" for _, why in screened.why):
-            # the move of the team to move can only be on one space, and the camera has
-            # not read that space for a long while: inferred there when that makes the
-            # whole change one legal series (engine.catchup.explain_unseen)
-            (space,) = screened.hidden
-            if self._unreadable(space):
+        if screened.hidden and any(why == "turn" for _, why in screened.why) \
+                and all(self._unreadable(i) for i in screened.hidden):
+            # the move of the team to move can only be where the camera has not read for
+            # a long while: on that space when it is one (inferred there), else somewhere
+            # among them (the move "unseen": no chip made up), when that makes the whole
+            # change one legal series in the order it was seen (engine.catchup)
+            if len(screened.hidden) == 1:
+                (space,) = screened.hidden
                 series = self._series(seen, unseen=space)
-                if len(series) == 1:
-                    self.hidden_move = frozenset()
-                    self.waiting = ()
-                    self.last_observation = seen
-                    self.pending_catchup = None
-                    return self._accept(series[0], at)
+            else:
+                series = self._series(seen, where=tuple(sorted(screened.hidden)))
+            if len(series) == 1:
+                self.hidden_move = frozenset()
+                self.waiting = ()
+                self.last_observation = seen
+                self.pending_catchup = None
+                return self._accept(series[0], at)
         obs = screened.observation
         if screened.waiting != self.waiting:
             self.waiting = screened.waiting
@@ -365,6 +373,33 @@ class Session:
         return v
 
     # --- catching up, taking back, putting right ----------------------------------------------
+    def _reveal_unseen(self, obs: Observation, at: dict) -> None:
+        """A move once applied as ``unseen`` (its chip on one of several spaces the camera
+        could not read) whose chip now shows on one of them, surely, in its team's colour:
+        the game's board takes that chip (a position edit, the turn unchanged), so it is
+        not judged a new move."""
+        r = self.referee
+        # (an unseen move undone since is forgotten)
+        self.unseen_moves = [(team, where, n) for team, where, n in self.unseen_moves
+                             if n <= len(r.moves) and r.moves[n - 1][1].action == "unseen"]
+        for k, (team, where, _) in enumerate(self.unseen_moves):
+            shown = [i for i in sorted(where) if r.board.cells[i] == 0
+                     and obs.states[i].value == r.colours[team]
+                     and obs.confidence[i] >= evidence.DOUBT]
+            if len(shown) != 1:
+                continue
+            i = shown[0]
+            r.board.place(i, team)
+            del self.unseen_moves[k]
+            name = r.layout.space_name(i)
+            self._write({"type": "edit", "board": r.expected().to_json()["board"],
+                         "changed": [name], "reason": f"the move of {r.colour_name(team)} "
+                                                      f"not seen earlier shows on {name}"} | at)
+            text = f"{r.colour_name(team)}'s move not seen earlier shows on {name}"
+            self._log_line("edit", text, spaces=[i])
+            self._emit(Event("edit", None, text, (i,)))
+            return
+
     def _note_unread(self, obs: Observation, at: dict) -> None:
         """Keep, for each space unknown in the observations, since when (the source's
         time, and the count of observations) it has been unknown without a break."""
@@ -390,17 +425,30 @@ class Session:
         # (an observation not stamped with the source's time says nothing of how long)
         return t0 is not None and now is not None and now - t0 >= self.unreadable_after
 
-    def _series(self, obs: Observation, unseen: int | None = None) -> list[catchup.Series]:
+    def _series(self, obs: Observation, unseen: int | None = None,
+                where: tuple[int, ...] = ()) -> list[catchup.Series]:
         """The legal series of missed moves that explain ``obs``, when catching up is
         possible here: not while the Pi's proposal waits, nor for a Pi seat's move, nor in
         a game the engine deals (its cards decide the moves). ``unseen``: a space the
         sensing cannot read, where the team to move's chip is inferred
-        (:func:`engine.catchup.explain_unseen`)."""
+        (:func:`engine.catchup.explain_unseen`); ``where``: several such spaces, the
+        move on one of them (the move ``unseen``: no chip made up)."""
         if self.game is not None or self.proposal is not None or self.seat_policy is not None:
             return []               # remote play: each chip is checked against its seat
         if self.referee.judge_cards:
             return []               # each chip waits for its own card
-        if unseen is not None:
+        if where:
+            # the doubtful readings unknown, the chips that wait on the move kept
+            screened = evidence.screen(self.referee, obs)
+            turn = {i: obs.states[i] for i, why in screened.why if why == "turn"}
+            states = list(screened.observation.states)
+            conf = list(screened.observation.confidence)
+            for i, st in turn.items():
+                states[i], conf[i] = st, obs.confidence[i]
+            found = catchup.explain_unseen(
+                self.referee, Observation(obs.rows, obs.cols, tuple(states), tuple(conf)),
+                None, dict(self._arrivals), colour_blind=self.colour_blind, where=where)
+        elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
                 {unseen: SpaceState(self.referee.colours[self.referee.team])}))
             if any(why == "turn" for _, why in screened.why):
@@ -419,6 +467,18 @@ class Session:
         note = series.note()
         last = None
         for step in series.steps:
+            if step.unseen:
+                # a move on a space the camera cannot read, which one not known
+                move = Move("unseen")
+                v = r.apply(move)
+                self._write(move_entry(len(r.moves), v.player, move, cols, via="engine")
+                            | at | {"caught_up": True, "text": step.text})
+                self.unseen_moves.append((v.team, frozenset(step.where), len(r.moves)))
+                self._log_line("unseen", step.text)
+                self._emit(Event("verdict", v, step.text, (), {"caught_up": True}))
+                last = v
+                self.caught_up += 1
+                continue
             v = r.observe(step.observation)
             if not v.same_as(step.verdict):      # cannot happen: the copy judged the same
                 raise RuntimeError(f"catch-up diverged: {v.message}")
@@ -433,7 +493,8 @@ class Session:
             self.caught_up += 1
         old, self.warning = self.warning, None
         self._log_line("caught_up", note)
-        self._emit(Event("caught_up", last, note, tuple(s.verdict.spaces[0] for s in series.steps)))
+        self._emit(Event("caught_up", last, note,
+                         tuple(s.verdict.spaces[0] for s in series.steps if s.verdict.spaces)))
         if old is not None:
             self._emit(Event("cleared", last, "board put right", old.spaces))
         if r.over:

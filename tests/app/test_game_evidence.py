@@ -261,17 +261,35 @@ def test_a_chip_the_camera_cannot_read_is_inferred_once_the_next_chips_come_in_t
     assert v.kind == "placement" and _names(ref, v.spaces) == ["a4"]
 
 
-def test_two_spaces_that_cannot_be_read_leave_the_move_unplaced_never_guessed(tmp_path):
-    """Glare over j5 and j6, unread all game: blue's move may be on either, so none is
-    made up (a phantom chip is worse than a missed one): green's e6 waits."""
+def test_a_move_on_one_of_several_unreadable_spaces_passes_the_turn_and_makes_up_no_chip(tmp_path):
+    """Glare over j5 and j6, unread all game: blue's move is on one of them, which one
+    nobody can tell. No chip is made up (a phantom chip is worse than a missed one): once
+    they have been unreadable a while, blue's move is taken as unseen (the turn passes,
+    the board unchanged) and green's e6, which waited on it, is judged; the game goes on.
+    When the glare goes and j5 shows blue's chip, the board takes it: no new move, no
+    warning. The record replays."""
     s, ref, path, events = _session(tmp_path)
     glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
     s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
     s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
-    for t in (20.0, 30.0, 40.0, 50.0):
-        s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(t))
-    assert len(ref.moves) == 2 and s.warning is None
-    assert _names(ref, s.waiting) == ["e6"]
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
+    assert len(ref.moves) == 2 and _names(ref, s.waiting) == ["e6"]
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(12.0))
+    assert [(p, m.action, m.space) for p, m in ref.moves][2:] == \
+        [(0, "unseen", None), (1, "place", ref.layout.parse_space("e6"))]
+    assert ref.board.cells[ref.layout.parse_space("j5")] == 0      # nothing made up
+    assert ref.board.cells[ref.layout.parse_space("j6")] == 0
+    assert s.warning is None and not s.waiting
+    assert "blue (not seen: on j5 or j6, which cannot be read)" in \
+        [e.text for e in events if e.kind == "verdict"]
+    v = s.observe(_seen(ref, glare | {"b5": ("B", 1.0)}), _at(14.0))
+    assert v.kind == "placement" and v.player == 0
+    # the glare goes: blue's unseen chip shows on j5
+    v = s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    assert v.kind == "no_change" and s.warning is None
+    assert ref.board.cells[ref.layout.parse_space("j5")] == 1
+    assert len(ref.moves) == 5 and ref.current == 1
+    _replays(path, ref)
 
 
 def test_a_chip_out_of_turn_beside_a_space_read_again_is_warned_not_inferred(tmp_path):
@@ -284,3 +302,21 @@ def test_a_chip_out_of_turn_beside_a_space_read_again_is_warned_not_inferred(tmp
     s.observe(_seen(ref, {"j5": (".", 1.0), "e6": ("G", 1.0)}), _at(20.0))
     assert len(ref.moves) == 2
     assert s.warning is not None and "e6" in s.warning.message
+
+
+def test_an_unseen_move_taken_back_with_undo_is_forgotten(tmp_path):
+    """The undo button takes an unseen move back like any move: blue is to move again,
+    and blue's chip then showing on j5 is blue's move, judged as such. The record replays."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(12.0))
+    assert [m.action for _, m in ref.moves] == ["place", "place", "unseen", "place"]
+    assert s.undo() and s.undo()
+    assert len(ref.moves) == 2 and ref.current == 0
+    s.observe(_seen(ref, {"j6": (".", 1.0)}), _at(13.0))         # green's e6 taken off
+    v = s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(15.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["j5"] and v.player == 0
+    _replays(path, ref)
