@@ -178,6 +178,25 @@ def explain_unseen(referee: Referee, obs: Observation, space: int | None,
     return out
 
 
+def explain_in_order(referee: Referee, obs: Observation,
+                     arrivals: dict[int, int]) -> list[Series]:
+    """The legal series, in turn order, that make the game's board into the known spaces
+    of ``obs`` keeping the order the changes were first seen in (``arrivals``: for each
+    space, a count; lower came first; changes seen at the same time are tried in every
+    order); at most :data:`MAX_UNSEEN_SERIES` moves, any number per seat.
+
+    "One move explains a change", over time: chips seen arriving one after the other
+    while the referee could not judge them (a doubtful chip they waited on) are one
+    series in that order, if it is legal. Several series (chips that arrived together,
+    of one team) are left for a person to choose."""
+    changes = differences(referee, obs)
+    if not 2 <= len(changes) <= MAX_UNSEEN_SERIES or referee.over \
+            or _chip_on_free(referee, obs) \
+            or any(st is SpaceState.WHITE for _, _, st in changes):
+        return []
+    return _try_orders(referee, _arrival_orders(changes, arrivals), False)
+
+
 def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict[int, int],
                               colour_blind: bool, where: tuple[int, ...]) -> list[Series]:
     """:func:`explain_unseen` for a move on one of several unreadable spaces."""

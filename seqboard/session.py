@@ -93,8 +93,9 @@ class Session:
         #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
         #: its number in the referee's moves)
         self.unseen_moves: list[tuple[int, frozenset[int], int]] = []
-        #: the chips waiting on a hidden move: when each was first seen (a count)
-        self._arrivals: dict[int, int] = {}
+        #: each known space differing from the game: its state and the observation (a
+        #: count) it first showed so in
+        self._arrivals: dict[int, tuple[SpaceState, int]] = {}
         self._last_t: float | None = None
         self.space_problems: dict[int, str] = {}
         self.caught_up = 0
@@ -164,15 +165,9 @@ class Session:
         at = dict(at or {})
         self._note_unread(obs, at)
         self._reveal_unseen(obs, at)
+        self._note_arrivals(obs)
         screened = evidence.screen(r, obs, hidden=self.hidden_move)
         self.hidden_move = screened.hidden
-        if not screened.hidden:
-            self._arrivals.clear()
-        else:
-            # when each chip waiting on a hidden move was first seen: the order they came in
-            for i, why in screened.why:
-                if why == "turn":
-                    self._arrivals.setdefault(i, self._observations)
         if screened.hidden and any(why == "turn" for _, why in screened.why) \
                 and all(self._unreadable(i) for i in screened.hidden):
             # the move of the team to move can only be where the camera has not read for
@@ -234,6 +229,11 @@ class Session:
             series = self._series(obs)
             if len(series) == 1 and len(series[0].steps) < self.confirm_series_from:
                 return self._accept(series[0], at)
+            in_order = self._series(obs, in_order=True)
+            if len(in_order) == 1:
+                # the chips came one after the other, and in that order they are one
+                # legal series: however many, one move explains each change
+                return self._accept(in_order[0], at)
             v = dataclasses.replace(v, message=v.message + self._put_right(obs))
             if series:
                 self._write_group([observation_entry(obs) | at, verdict_entry(v, cols) | at])
@@ -400,6 +400,19 @@ class Session:
             self._emit(Event("edit", None, text, (i,)))
             return
 
+    def _note_arrivals(self, obs: Observation) -> None:
+        """Keep, for each known space that differs from the game, the observation (a
+        count) it first showed so in: the order changes came in while they waited."""
+        keep = {}
+        for i in evidence.differs(self.referee, obs):
+            st = obs.states[i]
+            old = self._arrivals.get(i)
+            keep[i] = old if old is not None and old[0] is st else (st, self._observations)
+        self._arrivals = keep
+
+    def _arrival_counts(self) -> dict[int, int]:
+        return {i: n for i, (_, n) in self._arrivals.items()}
+
     def _note_unread(self, obs: Observation, at: dict) -> None:
         """Keep, for each space unknown in the observations, since when (the source's
         time, and the count of observations) it has been unknown without a break."""
@@ -426,18 +439,24 @@ class Session:
         return t0 is not None and now is not None and now - t0 >= self.unreadable_after
 
     def _series(self, obs: Observation, unseen: int | None = None,
-                where: tuple[int, ...] = ()) -> list[catchup.Series]:
+                where: tuple[int, ...] = (), in_order: bool = False) -> list[catchup.Series]:
         """The legal series of missed moves that explain ``obs``, when catching up is
         possible here: not while the Pi's proposal waits, nor for a Pi seat's move, nor in
         a game the engine deals (its cards decide the moves). ``unseen``: a space the
         sensing cannot read, where the team to move's chip is inferred
         (:func:`engine.catchup.explain_unseen`); ``where``: several such spaces, the
-        move on one of them (the move ``unseen``: no chip made up)."""
+        move on one of them (the move ``unseen``: no chip made up); ``in_order``: any
+        number of moves per seat, in the order the changes were first seen
+        (:func:`engine.catchup.explain_in_order`)."""
         if self.game is not None or self.proposal is not None or self.seat_policy is not None:
             return []               # remote play: each chip is checked against its seat
         if self.referee.judge_cards:
             return []               # each chip waits for its own card
-        if where:
+        if in_order:
+            if self.colour_blind:
+                return []           # an occupancy board: whose chip is whose is not seen
+            found = catchup.explain_in_order(self.referee, obs, self._arrival_counts())
+        elif where:
             # the doubtful readings unknown, the chips that wait on the move kept
             screened = evidence.screen(self.referee, obs)
             turn = {i: obs.states[i] for i, why in screened.why if why == "turn"}
@@ -447,14 +466,14 @@ class Session:
                 states[i], conf[i] = st, obs.confidence[i]
             found = catchup.explain_unseen(
                 self.referee, Observation(obs.rows, obs.cols, tuple(states), tuple(conf)),
-                None, dict(self._arrivals), colour_blind=self.colour_blind, where=where)
+                None, self._arrival_counts(), colour_blind=self.colour_blind, where=where)
         elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
                 {unseen: SpaceState(self.referee.colours[self.referee.team])}))
             if any(why == "turn" for _, why in screened.why):
                 return []
             found = catchup.explain_unseen(self.referee, screened.observation.replace(
-                {unseen: SpaceState.UNKNOWN}), unseen, dict(self._arrivals),
+                {unseen: SpaceState.UNKNOWN}), unseen, self._arrival_counts(),
                 colour_blind=self.colour_blind)
         else:
             found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
