@@ -455,7 +455,13 @@ class Session:
         if in_order:
             if self.colour_blind:
                 return []           # an occupancy board: whose chip is whose is not seen
-            found = catchup.explain_in_order(self.referee, obs, self._arrival_counts())
+            arrivals = self._arrival_counts()
+            together: dict[int, int] = {}
+            for i in evidence.differs(self.referee, obs):
+                together[arrivals.get(i, -1)] = together.get(arrivals.get(i, -1), 0) + 1
+            if max(together.values(), default=0) >= self.confirm_series_from:
+                return []           # that many seen at once: a glance cannot trust it
+            found = catchup.explain_in_order(self.referee, obs, arrivals)
         elif where:
             # the doubtful readings unknown, the chips that wait on the move kept
             screened = evidence.screen(self.referee, obs)
