@@ -17,6 +17,10 @@ Example::
             referee.observe(step.observation)   # each is an ordinary single move
         print(series[0].note())   # "caught up: green f3, then blue e5"
 
+Two more, for the camera: :func:`explain_in_order` keeps the order the changes were first
+seen in (any number of moves a seat), and :func:`explain_unseen` explains chips that
+waited on a move made on a space the camera cannot read (docs/recovery.md).
+
 Pure, no I/O; the referee passed in is never changed.
 """
 

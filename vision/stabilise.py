@@ -25,6 +25,13 @@ reported unknown (readings beside them are doubtful already: vision/doubt.py), t
 named in :attr:`Stabiliser.problems`, and the rest of the board settles. A hand that
 comes in covers new spaces and is waited for as before.
 
+A speck is no hand: a patch of covered spaces (touching by a side or a corner) of at most
+:data:`SPECK` spaces is too small for a hand or an arm. Glare the reader takes for a cover
+on one space in this frame and another in the next does not hold the board back: the
+speck's spaces are unknown in that frame, the rest settles at once. A chip beside a speck
+or a fixed cover, doubted by the reader only for touching a "cover" that is none, takes
+its confidence from the window's other frames (beside one in every frame: doubtful).
+
 Each space's confidence in a stable observation is the least it had over the settle
 window: a reading doubted in any frame of it (vision/doubt.py: a shadow, an arm's edge)
 stays doubtful, and the referee waits on it (engine/evidence.py). When a space that was
