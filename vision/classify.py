@@ -447,7 +447,7 @@ FEATURE_COVERS_BESIDE = True
 
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
                      overrules: float = 1.01, stand: float = 1.01,
-                     overrules_unknown: float = 1.01, white_overrules: float = 0.0,
+                     overrules_unknown: float | None = None, white_overrules: float = 0.0,
                      empty_or_white: float = 1.01, blown: np.ndarray | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
@@ -463,7 +463,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     chip looks white: a white the features do not also read there is unknown.
 
     Where the features read nothing (unknown), the model's state stands with at least
-    ``overrules_unknown`` (they have no other opinion to weigh). The model's white against
+    ``overrules_unknown`` (they have no other opinion to weigh; None: ``overrules``). The model's white against
     the features' reading needs at least ``white_overrules`` as well as ``overrules`` (white
     on white paper in dim light is where the model is surest and wrong). Where the model
     is unsure and the features read empty (white), a probability of white (empty) of at
@@ -484,6 +484,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         fcover_beside = np.asarray(by_features[2], bool) | np.array(
             [x is SpaceState.UNKNOWN for x in by_features[0]])
     index = {s: k for k, s in enumerate(CLASSES)}
+    if overrules_unknown is None:
+        overrules_unknown = overrules
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):

@@ -19,7 +19,7 @@ E, B, G, R, W, U = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceSt
                     SpaceState.WHITE, SpaceState.UNKNOWN)
 
 
-def _read(model: dict, feature_state: SpaceState) -> SpaceState:
+def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> SpaceState:
     """One space (in a row of four: no covers nearby) read calibrated from the model's
     probabilities ``model`` ({state: p}) and the features' state."""
     p = np.full(len(CLASSES), 1e-4)
@@ -30,7 +30,7 @@ def _read(model: dict, feature_state: SpaceState) -> SpaceState:
     probs[1] = p
     fs = [E, feature_state, E, E]
     states, _, _ = classify_learned(probs, (fs, np.ones(4), np.zeros(4, bool)), 4,
-                                    *COMBINE["calibrated"])
+                                    *COMBINE[how])
     assert states[0] is E and states[2] is E
     return states[1]
 
@@ -41,6 +41,14 @@ def test_model_stands_where_the_features_have_no_reading():
     # ...but against the features' own reading it still needs to be 90 % sure
     assert _read({B: 0.75, E: 0.25}, R) is U
     assert _read({B: 0.95, E: 0.05}, R) is B
+
+
+def test_without_calibration_the_rule_is_as_it_was():
+    # the twins' reading in the features' place: the model overrules at 90 %, white too
+    assert _read({B: 0.75, E: 0.25}, U, "alone") is U
+    assert _read({B: 0.92, E: 0.08}, U, "alone") is B
+    assert _read({W: 0.93, E: 0.07}, E, "alone") is W
+    assert _read({E: 0.55, W: 0.45}, W, "alone") is W
 
 
 def test_white_against_the_features_needs_the_model_nearly_certain():
