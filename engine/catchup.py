@@ -227,20 +227,38 @@ def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict
 
 
 def _arrival_orders(changes: list[tuple[str, int, SpaceState]],
-                    arrivals: dict[int, int]) -> list[list[tuple[str, int, SpaceState]]]:
-    """The orders of ``changes`` that keep their arrival order (changes seen at the same
-    time in every order); empty when there would be too many to try."""
-    late = max(arrivals.values(), default=0) + 1
-    groups: dict[int, list] = {}
+                    arrivals: dict) -> list[list[tuple[str, int, SpaceState]]]:
+    """The orders of ``changes`` that keep what is known of when each came. ``arrivals``:
+    for each space, ``(lo, hi)``: it changed after observation ``lo - 1`` (the last in
+    which it was seen as the game has it) and by observation ``hi`` (the first in which
+    it was seen changed); a bare count ``n`` is ``(n, n)``. A change comes surely before
+    another only when it was seen before the other was last seen unchanged (``hi < lo``
+    of the other); any other two are tried in both orders. Empty when there would be more
+    than 120 orders to try."""
+    span = {}
+    late = 1 + max((v if isinstance(v, int) else v[1] for v in arrivals.values()), default=0)
     for c in changes:
-        groups.setdefault(arrivals.get(c[1], late), []).append(c)
-    orders: list[list] = [[]]
-    for key in sorted(groups):
-        # (a chip changed colour: its removal before the other team's placement)
-        perms = [list(p) for p in itertools.permutations(groups[key]) if _removal_first(list(p))]
-        orders = [o + p for o in orders for p in perms]
-        if len(orders) > 120:
-            return []
+        v = arrivals.get(c[1], (late, late))
+        span[c[1]] = (v, v) if isinstance(v, int) else tuple(v)
+    n = len(changes)
+    before = [[k for k in range(n) if span[changes[k][1]][1] < span[changes[j][1]][0]]
+              for j in range(n)]
+    orders: list[list] = []
+
+    def extend(order: list[int], left: set[int]) -> bool:
+        if not left:
+            picked = [changes[k] for k in order]
+            if _removal_first(picked):
+                orders.append(picked)
+            return len(orders) <= 120
+        for j in sorted(left):
+            if all(k not in left for k in before[j]):
+                if not extend(order + [j], left - {j}):
+                    return False
+        return True
+
+    if not extend([], set(range(n))):
+        return []
     return orders
 
 

@@ -90,13 +90,18 @@ def differs(referee, obs: Observation) -> list[int]:
 
 
 def screen(referee, obs: Observation, doubt: float = DOUBT,
-           hidden: frozenset[int] = frozenset()) -> Screened:
+           hidden: frozenset[int] = frozenset(),
+           first_seen: dict[int, int] | None = None) -> Screened:
     """``obs`` with its doubtful differences made unknown (see the module's docstring).
-    ``hidden``: the last screen's :attr:`Screened.hidden` (a move may be hidden there)."""
+    ``hidden``: the last screen's :attr:`Screened.hidden` (a move may be hidden there).
+    ``first_seen``: for each space that differs, when it was first seen so (a count of
+    observations): a chip that shows where the hidden move may be, seen only after chips
+    that wait on it, while another such space is unread, may be the team's next move:
+    it waits too."""
     diff = differs(referee, obs)
     if not diff:
         # nothing new: a move awaited where nothing can be seen is still awaited
-        return Screened(obs, hidden=_unseen_moves(referee, obs, diff, {}, hidden))
+        return Screened(obs, hidden=_unseen_moves(referee, obs, diff, {}, hidden, first_seen or {}))
     why: dict[int, str] = {i: "doubtful" for i in diff if obs.confidence[i] < doubt}
     for i in diff:
         st = obs.states[i]
@@ -123,7 +128,7 @@ def screen(referee, obs: Observation, doubt: float = DOUBT,
                         rest.discard(j)
                         why[j] = "beside"
                         todo.append(j)
-    hidden = _unseen_moves(referee, obs, diff, why, hidden)
+    hidden = _unseen_moves(referee, obs, diff, why, hidden, first_seen or {})
     if not why:
         return Screened(obs, hidden=hidden)
     waiting = tuple(sorted(why))
@@ -142,7 +147,7 @@ def _unknown(obs: Observation, spaces) -> Observation:
 
 
 def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str],
-                  hidden: frozenset[int]) -> frozenset[int]:
+                  hidden: frozenset[int], first_seen: dict[int, int]) -> frozenset[int]:
     """Mark "turn" in ``why`` the new chips that wait on a move the sensing may not see;
     the spaces where that move may be hidden (empty when nothing waits).
 
@@ -162,7 +167,18 @@ def _unseen_moves(referee, obs: Observation, diff: list[int], why: dict[int, str
     others = [i for i in diff if i not in why]          # the differences to be judged
     new = [i for i in others if seen.states[i].is_colour and cells[i] == 0]
     if hidden:
-        if any(seen.states[i].is_chip for i in hidden):
+        shown = {i for i in hidden if seen.states[i].is_chip}
+        rest = (hidden & unknown) - shown
+        waited = [first_seen.get(i, 0) for i in others if i not in shown]
+        if shown and rest and waited and \
+                min(waited) < min(first_seen.get(i, 0) for i in shown):
+            # a chip shows where the hidden move may be, after chips that wait on it were
+            # seen, while another such space is still unread: that chip may be the same
+            # team's NEXT move, the hidden one still out of sight. Everything waits, the
+            # chip that showed too, until those spaces read
+            why.update({i: "turn" for i in others})
+            return frozenset(rest)
+        if shown:
             # the hidden move shows: it is judged first, the rest after it (the session
             # judges the same board again)
             why.update({i: "turn" for i in others if i not in hidden})

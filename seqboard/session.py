@@ -95,7 +95,8 @@ class Session:
         self.unseen_moves: list[tuple[int, frozenset[int], int]] = []
         #: each known space differing from the game: its state and the observation (a
         #: count) it first showed so in
-        self._arrivals: dict[int, tuple[SpaceState, int]] = {}
+        self._arrivals: dict[int, tuple[SpaceState, int, int]] = {}
+        self._as_game: dict[int, int] = {}
         self._last_t: float | None = None
         self.space_problems: dict[int, str] = {}
         self.caught_up = 0
@@ -166,7 +167,8 @@ class Session:
         self._note_unread(obs, at)
         self._reveal_unseen(obs, at)
         self._note_arrivals(obs)
-        screened = evidence.screen(r, obs, hidden=self.hidden_move)
+        screened = evidence.screen(r, obs, hidden=self.hidden_move,
+                                   first_seen={i: hi for i, (_, _, hi) in self._arrivals.items()})
         self.hidden_move = screened.hidden
         if screened.hidden and any(why == "turn" for _, why in screened.why) \
                 and all(self._unreadable(i) for i in screened.hidden):
@@ -404,14 +406,22 @@ class Session:
         """Keep, for each known space that differs from the game, the observation (a
         count) it first showed so in: the order changes came in while they waited."""
         keep = {}
-        for i in evidence.differs(self.referee, obs):
+        diff = set(evidence.differs(self.referee, obs))
+        for i in diff:
             st = obs.states[i]
             old = self._arrivals.get(i)
-            keep[i] = old if old is not None and old[0] is st else (st, self._observations)
+            keep[i] = old if old is not None and old[0] is st else \
+                (st, self._as_game.get(i, 0) + 1, self._observations)
         self._arrivals = keep
+        # the last observation each space was seen as the game has it: a chip seen there
+        # later came after it (a space unknown meanwhile says nothing of when)
+        for i, st in enumerate(obs.states):
+            if st is not SpaceState.UNKNOWN and i not in diff:
+                self._as_game[i] = self._observations
 
-    def _arrival_counts(self) -> dict[int, int]:
-        return {i: n for i, (_, n) in self._arrivals.items()}
+    def _arrival_counts(self) -> dict[int, tuple[int, int]]:
+        """For each space that differs: (after which observation, by which) it changed."""
+        return {i: (lo, hi) for i, (_, lo, hi) in self._arrivals.items()}
 
     def _note_unread(self, obs: Observation, at: dict) -> None:
         """Keep, for each space unknown in the observations, since when (the source's
@@ -456,7 +466,7 @@ class Session:
             if self.colour_blind:
                 return []           # an occupancy board: whose chip is whose is not seen
             arrivals = self._arrival_counts()
-            together: dict[int, int] = {}
+            together: dict = {}
             for i in evidence.differs(self.referee, obs):
                 together[arrivals.get(i, -1)] = together.get(arrivals.get(i, -1), 0) + 1
             if max(together.values(), default=0) >= self.confirm_series_from:

@@ -354,3 +354,25 @@ def test_chips_seen_all_at_once_in_more_than_one_order_are_not_caught_up(tmp_pat
     v = s.observe(_seen(ref, {"b5": ("B", 1.0), "g8": ("G", 1.0), "a9": ("B", 1.0)}))
     assert len(ref.moves) == 2 and v.kind == "violation"
     assert "more than one chip placed" in v.message and s.caught_up == 0
+
+
+def test_a_chip_showing_after_the_chips_that_waited_is_not_taken_for_the_hidden_move(tmp_path):
+    """Blue's i3 is unread (glare), i7 too (an arm's halo); green's h9 shows and waits.
+    Then blue's chip shows on i7 while i3 is still unread: it may be blue's NEXT move,
+    placed after green's h9, so it is not judged as the hidden one (that put blue's i7
+    before green's h9 and i3 after, two moves out of place); everything waits. When i3
+    reads, i3 is judged first, then h9, then i7, in their true order."""
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}))
+    unread = {"i3": ("?", 0.0), "i7": ("?", 0.0)}
+    s.observe(_seen(ref, unread))
+    s.observe(_seen(ref, unread | {"h9": ("G", 1.0)}))
+    s.observe(_seen(ref, {"i3": ("?", 0.0), "h9": ("G", 1.0), "i7": ("B", 1.0)}))
+    assert len(ref.moves) == 2 and s.warning is None
+    assert sorted(_names(ref, s.waiting)) == ["h9", "i7"]
+    s.observe(_seen(ref, {"i3": ("B", 1.0), "h9": ("G", 1.0), "i7": ("B", 1.0)}))
+    assert [(p, ref.layout.space_name(m.space)) for p, m in ref.moves] == \
+        [(0, "e5"), (1, "h8"), (0, "i3"), (1, "h9"), (0, "i7")]
+    assert s.warning is None
+    _replays(path, ref)
