@@ -133,8 +133,8 @@ def test_the_middle_never_overrules_a_corner_that_reads_another_card():
     q[:, CODES.index("4C")] = 0.98
     q[:, 52] = 0.02
     pm[:] = 0
-    pm[CODES.index("4S")] = 0.9           # the middle: another card, surely
-    pm[52] = 0.1
+    pm[CODES.index("4S")] = 0.95          # the middle: another card, surely
+    pm[52] = 0.05
     code, reason, _ = reader.combined_decision(q, pm)
     assert code is None and "4C" in reason and "4S" in reason
     assert reader.combined_decision(q, None)[0] == "4C"      # without the middle reader

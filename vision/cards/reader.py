@@ -43,7 +43,7 @@ NET_OTHER_NONE = 0.5     # ... and how sure that other corner is that it shows n
 # The middle reader (midnet): chosen on tuned validation piles (docs/cards.md).
 MID_SURE = 0.9           # the middle alone names the card (no corner names another)
 MID_CONFIRM = 0.5        # the middle confirms the card one corner alone names
-MID_VETO = 0.7           # the middle names another card this surely: the corners' card is doubted
+MID_VETO = 0.9           # the middle names another card this surely: the corners' card is doubted
 CORNER_VETO = 0.3        # a corner names another card this surely: the middle's card is doubted
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
