@@ -339,3 +339,76 @@ def test_the_spots_are_learnt_from_pictures_of_a_card_laid_on_each(tmp_path, cap
                f"2:{tmp_path / 'empty.png'}", "--image", str(tmp_path / "empty.png")])
     err = capsys.readouterr().err
     assert rc == 2 and "--place-card" in err and "no card found" in err and err.count("\n") == 1
+
+
+def lay_at(r, key, code, like, blank=False, nudge=(0, 0, 0)):
+    """Lay ``code`` on ``key`` where the card ``like`` cards from the bottom lies, nudged by
+    (dx, dy, degrees) (a discard of the same card as the one under the top, laid where
+    that one lies)."""
+    _, off, ang, _ = r.scene.cards[key][like]
+    r.reach(key)
+    r.scene.cards[key].append((code, (off[0] + nudge[0], off[1] + nudge[1]), ang + nudge[2],
+                               blank))
+    r.show()
+
+
+def test_a_discard_like_the_card_below_and_a_top_taken_wait_for_what_follows():
+    """The sequence that went out of step: a discard of the same card as the one under the
+    top, laid where that one lies, looks like the top taken. The referee waits for the
+    next change: the next player's move (a discard), or the top laid on a pile (taken)."""
+    r = Rig(2)
+    g = r.game
+    r.lay(("place", 0), "R1")
+    r.lay(("discard", 0), "R2")
+    r.lay(("discard", 1), "B4")
+    lay_at(r, ("discard", 0), "R3", 0, nudge=(5, 4, 3))   # almost square on the red 2
+    r.lay(("discard", 1), "B5")
+    assert g.discards[0] == ["R2", "R3"] and g.current == 0
+    r.said()
+    lay_at(r, ("discard", 0), "R2", 0)                 # red 2 again, where the first lies
+    assert "the next move tells" in r.said()
+    assert len(g.history) == 5 and g.current == 0      # nothing decided yet
+    r.show(6)
+    assert r.said() == ""
+    r.lay(("place", 2), "B1")                          # player 2 moves: it was a discard
+    text = r.said()
+    assert "player 1 discards red 2" in text and "player 2 starts blue pile 2" in text
+    assert g.discards[0] == ["R2", "R3", "R2"] and [p.cards for p in g.piles] == [["R1"], ["B1"]]
+    r.lay(("discard", 1), "B3")
+    assert g.current == 0
+    r.said()
+    # player 1 takes the top red 2, nudging the red 3 under it: the pile does not look as
+    # it did, and the card on top now is the one below: in doubt again
+    r.reach(("discard", 0))
+    r.scene.take(("discard", 0))
+    code, (dx, dy), ang, blank = r.scene.cards[("discard", 0)][-1]
+    r.scene.cards[("discard", 0)][-1] = (code, (dx + 3, dy + 2), ang + 1.5, blank)
+    r.show()
+    assert "the next move tells" in r.said() and len(g.history) == 8
+    r.lay(("place", 0), "R2")                          # the top is on the red pile: taken
+    assert "player 1 lays red 2 on pile 1" in r.said()
+    acts = [e["action"] for e in r.entries if e["type"] == "action"]
+    assert acts[-1] == {"kind": "play", "card": "R2", "source": "discard", "pile": 0}
+    assert g.discards[0] == ["R2", "R3"] and g.current == 0
+
+
+def test_an_unreadable_discard_in_doubt_waits_and_the_next_move_waits_behind_it():
+    r = Rig(2)
+    g = r.game
+    r.lay(("discard", 0), "R2")
+    r.lay(("discard", 1), "B4")
+    lay_at(r, ("discard", 0), "R3", 0, nudge=(0, 14, 0))
+    r.lay(("discard", 1), "B5")
+    r.said()
+    lay_at(r, ("discard", 0), "R2", 0, blank=True, nudge=(2, 3, 1))     # nothing to read on it
+    assert "the next move tells" in r.said() and len(g.history) == 4
+    r.lay(("place", 1), "B1")                          # player 2 moves: it was a discard ...
+    text = r.said()
+    assert "the card player 1 laid on their discard pile cannot be read" in text
+    assert len(g.history) == 4 and g.piles == []       # ... of a card nobody guesses
+    r.show(6)
+    assert r.said() == ""
+    r.cam.line("x R2")                                 # typed: then player 2's blue 1
+    text = r.said()
+    assert "player 1 discards red 2" in text and "player 2 starts blue pile 1" in text
+    assert g.current == 1 and [p.cards for p in g.piles] == [["B1"]]
