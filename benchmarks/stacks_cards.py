@@ -17,11 +17,20 @@ stacks_colour_wrong (named with the wrong colour), stacks_card_views.
 Then the refereed games (``--games``): two greedy players play STACKS; every card they
 lay, take or set aside is drawn on a rendered table (the centre places, the out-of-play
 pile, the discard piles; a card style of the split) and refereed by
-seqboard.modes.stacks_camera.CameraStacks from the frames alone; what it asks for is typed.
-Figures: stacks_table_actions, stacks_table_camera_rate (actions the camera took itself,
-right), stacks_table_wrong_actions (taken, but not what was played), stacks_table_typed
-(asked and typed), stacks_table_games_out_of_step (the referee's piles or chips left the
-game's: the game is stopped there).
+seqboard.modes.stacks_camera.CameraStacks from the frames alone; what it asks for is typed
+(the first action it lacks, as a person at the table would). The referee may lag one action
+behind while a discard pile's change waits for what follows (its top taken, or a card
+discarded like the one under it). A game stops at the first action taken wrong, at a lag it
+is not waiting for, or when its piles or chips leave the game's. Figures:
+stacks_table_games, stacks_table_games_in_step (refereed to the end of the game or of
+--max-actions without leaving the game), stacks_table_games_out_of_step,
+stacks_table_games_finished (in step to the game's end), stacks_table_actions,
+stacks_table_turns and stacks_table_turns_right (every action of the turn, up to its
+discard, taken right), stacks_table_camera_rate (actions the camera took itself, right),
+stacks_table_typed (asked and typed), stacks_table_wrong_actions (taken, but not what was
+played), stacks_table_false_refusals (a legal play refused), stacks_table_wrong_verdicts
+(the two together), stacks_table_pending_at_end (actions still waiting for what follows
+when the run stopped).
 """
 
 from __future__ import annotations
@@ -102,7 +111,8 @@ def main(argv=None) -> int:
                          "stream gives them; default 1: 143 to 200 pixels)")
     ap.add_argument("--games", type=int, default=2,
                     help="STACKS games refereed from rendered table frames (default 2)")
-    ap.add_argument("--max-actions", type=int, default=40, help="actions per game (default 40)")
+    ap.add_argument("--max-actions", type=int, default=40,
+                    help="actions per game at most (default 40; 150 plays a game to its end)")
     ap.add_argument("--json", action="store_true", help="one flat JSON object")
     ap.add_argument("--verbose", action="store_true", help="each wrong or unknown card")
     a = ap.parse_args(argv)
@@ -212,8 +222,11 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
                 if verbose:
                     print(f"  BEHIND by {lag} after {truth_acts[-1][1]!r}", file=sys.stderr)
                 return False
-            if lag == 0 and ([pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles]
-                             or ref.chips != truth.chips):
+            if lag == 0 and truth.pending is None and (
+                    [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles]
+                    or ref.chips != truth.chips):
+                # (while the game's Block window is open the referee may have given the chip:
+                # it knows nobody can hold a Block any more)
                 if verbose:
                     print(f"  OUT OF STEP after {truth_acts[-1][1]!r}: piles "
                           f"{[pl.cards for pl in ref.piles]} / {[pl.cards for pl in truth.piles]}"

@@ -80,6 +80,10 @@ class CameraStacks:
     def _accept(self, key) -> None:
         self.watcher.accept(key)
         self._accepted.add(key)
+        if key in self.waiting:                  # read after all (the hand gone from it)
+            self.waiting.remove(key)
+            if key == ("place", self.waiting_place):
+                self.waiting_place = None
 
     def _pics(self, seat: int) -> list:
         """The pictures of ``seat``'s discard pile, one more than its cards (the empty spot
@@ -292,6 +296,8 @@ class CameraStacks:
         if not self._discarded(d):
             self.deferred = changes              # the discard typed first, then the rest
             return []
+        for c in changes:                        # told again: the next player is to move
+            c.kind = self._kind(c)
         return changes
 
     def _laid_on_place(self, c) -> None:
@@ -438,7 +444,7 @@ class CameraStacks:
                 elif done and done[0].kind == "play" and 0 <= done[0].pile < len(g.piles) \
                         and self.waiting_place not in self.place_pile:
                     self.place_pile[self.waiting_place] = g.piles[done[0].pile]
-            for k in self.waiting:
+            for k in list(self.waiting):
                 self._accept(k)
             self.waiting.clear()
             self.waiting_place = None

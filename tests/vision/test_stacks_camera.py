@@ -412,3 +412,21 @@ def test_an_unreadable_discard_in_doubt_waits_and_the_next_move_waits_behind_it(
     text = r.said()
     assert "player 1 discards red 2" in text and "player 2 starts blue pile 1" in text
     assert g.current == 1 and [p.cards for p in g.piles] == [["B1"]]
+
+
+def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
+    r = Rig(2)
+    g = r.game
+    r.reach(("place", 3))
+    r.scene.lay(("place", 3), "B1")
+    x, y = r.scene.centre(("place", 3))
+    r.scene.hand = (x + 5, y + 10)                     # the hand rests on the card's middle
+    r.show(5)
+    text = r.said()
+    assert "the card laid on pile place 4 cannot be read" in text and g.history == []
+    r.scene.hand = None                                # the hand goes: the card is read
+    r.show(5)
+    assert "player 1 starts blue pile 1 with blue 1" in r.said()
+    assert r.cam.waiting == [] and r.cam.waiting_place is None
+    r.lay(("place", 3), "B2")
+    assert "player 1 lays blue 2 on pile 1" in r.said()
