@@ -220,7 +220,8 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
             lag = len(truth_acts) - len(got)
             if lag > (1 if cam.doubt is not None else 0):
                 if verbose:
-                    print(f"  BEHIND by {lag} after {truth_acts[-1][1]!r}", file=sys.stderr)
+                    print(f"  BEHIND by {lag} after {truth_acts[-1][1]!r}: said "
+                          f"{out.getvalue()[-600:]!r}", file=sys.stderr)
                 return False
             if lag == 0 and truth.pending is None and (
                     [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles]

@@ -47,6 +47,7 @@ class CameraStacks:
         self.doubt = None
         #: changes put off until a typed line answers what was asked before them
         self.deferred: list = []
+        self.unread_out = False                  # an unread card on the out-of-play pile
         self._accepted: set = set()
 
     # --- helpers --------------------------------------------------------------------------
@@ -167,6 +168,9 @@ class CameraStacks:
         if changes:
             self._take(changes)
         self._note()
+        if self.deferred and not self.waiting and not self.unread_out and self.doubt is None:
+            later, self.deferred = self.deferred, []     # what waited is not waiting any more
+            self.changes(later)
 
     def _take(self, changes: list) -> None:
         g = self.game
@@ -283,7 +287,7 @@ class CameraStacks:
             if all(code is None for code in codes):
                 self.watcher.hold(d.key)
                 self.waiting.append(d.key)
-                self.deferred = changes
+                self.deferred += changes
                 self.say(f"{g.name(seat)}'s discard pile changed and the card laid on "
                          f"{PLACE_WORD.format(k=lays[0].key[1] + 1)} cannot be read: type what "
                          f"{g.name(seat)} did: top {top} <pile> (the top played), or x <card> "
@@ -294,7 +298,7 @@ class CameraStacks:
             # the pile looks as it did with the card under the top on top: that card again
             d.laid.code = g.discards[seat][-2]
         if not self._discarded(d):
-            self.deferred = changes              # the discard typed first, then the rest
+            self.deferred += changes              # the discard typed first, then the rest
             return []
         for c in changes:                        # told again: the next player is to move
             c.kind = self._kind(c)
@@ -347,6 +351,8 @@ class CameraStacks:
         g = self.game
         card = c.reading.code
         if card is None:
+            # (a Block, maybe: the SEQUENCE's window stays open until it is typed)
+            self.unread_out = g.pending is not None
             self._ask(c.key, "the card put on the out-of-play pile cannot be read: type the "
                              "special card played (SK, RV, SC <player> pile|hand, "
                              "CH <player> R|B, BL <player>)")
@@ -354,6 +360,7 @@ class CameraStacks:
         if card not in SPECIALS:                 # a completed pile set aside
             self._accept(c.key)
             return
+        self.unread_out = False
         if card in ("SK", "RV"):
             self._act(Action("special", card), [c.key])
             return
@@ -390,8 +397,13 @@ class CameraStacks:
             self.table._refuse(f"pile {idx + 1} was taken away from {PLACE_WORD.format(k=k + 1)}, "
                                f"but it is not complete: put it back")
             return
-        # a completed SEQUENCE set aside: the Block window is over
+        # a completed SEQUENCE set aside: the Block window is over, unless the card played
+        # on the out-of-play pile meanwhile is not read yet (a Block?): then after the line
         if g.pending is not None and g.pending.pile is pile:
+            if self.unread_out:
+                self.watcher.hold(c.key)
+                self.deferred.append(c)
+                return
             self._close_block_window()
         del self.place_pile[k]
         self._accept(c.key)
@@ -424,6 +436,7 @@ class CameraStacks:
         h = len(g.history)
         go_on = self.table.handle(text)
         if self.table.n > n and (self.waiting or self.deferred):
+            self.unread_out = False
             done = [a for _, a in g.history[h:]]
             deferred, self.deferred = self.deferred, []
             if done and done[0].kind == "play" and done[0].source == "discard":

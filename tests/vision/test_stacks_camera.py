@@ -430,3 +430,27 @@ def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
     assert r.cam.waiting == [] and r.cam.waiting_place is None
     r.lay(("place", 3), "B2")
     assert "player 1 lays blue 2 on pile 1" in r.said()
+
+
+def test_an_unreadable_block_keeps_the_sequence_open_until_it_is_typed():
+    g = StacksGame(2, known=False)
+    r = Rig(game=g)
+    for c in ("R1", "R2", "R3", "R4"):                # a red pile of four, on place 1
+        r.scene.lay(("place", 0), c)
+    g.piles = [Pile("R", ["R1", "R2", "R3", "R4"])]
+    r.cam.place_pile[0] = g.piles[0]
+    r.show(1)
+    r.cam.watcher._base.clear()
+    r.show(4)
+    r.lay(("place", 0), "R5")
+    assert "Block?" in r.said() and g.pending is not None
+    r.lay(("out", 0), "BL", blank=True)                # player 2's Block, unreadable
+    assert "cannot be read" in r.said()
+    r.take(("place", 0), all_=True)                    # the pile set aside, its 5 on top
+    r.lay(("out", 0), "R5")
+    assert "chip" not in r.said() and g.pending is not None and g.chips[0]["R"] == 0
+    r.cam.line("BL 2")                                 # typed: the SEQUENCE is blocked
+    assert "player 2 plays Block" in r.said()
+    assert g.pending is None and g.chips[0]["R"] == 0 and g.piles == []
+    r.show(4)
+    assert r.said() == ""
