@@ -9,6 +9,9 @@ player to move (docs/stacks.md, "From the camera"):
   empty); when the top of the player's own discard pile was taken at the same time (or
   just before), it is the discard top that was played (``top``);
 * a card laid on the discard pile of the player to move: the discard that ends the turn;
+  a change there that may be its top taken or a card discarded like the one under it (the
+  two can look alike) waits for what follows: the top laid on a centre pile (taken), or
+  the next player's move (a discard);
 * a special card laid on the out-of-play pile: Skip and Reverse at once; Steal a Card when
   another player's discard top was taken at the same time (from that pile); otherwise
   (Steal a Card from a hand, Steal a Chip, Block) the camera cannot tell the target: it asks
