@@ -33,6 +33,13 @@ MIN_BARE = 16        # pairs left bare of chips enough to judge a grid by (the m
 SHIFT = 0.3          # spaces: a right grid is likelier than the grid shifted this much
 SCALE = 0.05         # ... or than the grid this much larger or smaller (a quarter space at the edge)
 MARGIN = 0.01        # likeness a moved grid must gain to count as better
+SURE_RANK = 0.97     # a pair "surely alike": its twin more alike than 97 in 100 other spaces
+CROWDED_ALIKE = 8    # a board in play so full of chips that too few pairs are left bare for
+                     # the mean rank: the outline finder's own quadrilateral stands when this
+                     # many pairs are surely alike under it (tuned looks, boards with 6 to 14
+                     # pairs bare: right grids 7 to 23; turned or resized ones 7 at most;
+                     # a grid moved half a space makes as many, so only the outline's
+                     # precise corners are taken so, never a grid searched for)
 
 
 def twin_pairs(layout: Layout) -> list[tuple[int, int]]:
@@ -179,6 +186,13 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
             return chk
     chk.ok = True
     return chk
+
+
+def surely_alike(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
+    """How many twin pairs are surely alike under a grid (rank at least :data:`SURE_RANK`:
+    each space's twin among the few most alike spaces of the board)."""
+    _, rank, _ = measure(frame, corners, layout)
+    return int((rank >= SURE_RANK).sum())
 
 
 def pair_orientation(frame: np.ndarray, corners: np.ndarray, layout: Layout
