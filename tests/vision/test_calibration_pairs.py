@@ -186,13 +186,14 @@ def test_a_board_full_of_chips_is_read_without_calibration(look_text, seed):
                for a, t in zip(states, truth.states)) <= 1
 
 
-def test_on_a_board_full_of_chips_a_turned_or_resized_grid_is_not_surely_alike():
+def test_on_a_board_full_of_chips_a_turned_resized_or_shifted_grid_is_not_confirmed():
     from vision.looks import parse_look
-    from vision.pairs import CROWDED_ALIKE, surely_alike
+    from vision.pairs import crowded_confirms
     look = parse_look(CROWDED_LOOKS[0], seed=1)
     r = render(LAYOUT, _crowded(1), look_conditions(look), seed=1, look=look)
     grid = np.float32(r.grid_corners)
-    assert surely_alike(r.image, grid, LAYOUT) >= CROWDED_ALIKE
+    assert crowded_confirms(r.image, grid, LAYOUT)
     for wrong in (np.roll(grid, 1, axis=0), np.roll(grid, 2, axis=0),
-                  shifted(grid, LAYOUT, 0, 0, 0.9), shifted(grid, LAYOUT, 1, 0)):
-        assert surely_alike(r.image, wrong, LAYOUT) < CROWDED_ALIKE
+                  shifted(grid, LAYOUT, 0, 0, 0.9), shifted(grid, LAYOUT, 0, 0, 1.1),
+                  shifted(grid, LAYOUT, 1, 0), shifted(grid, LAYOUT, 0, -1)):
+        assert not crowded_confirms(r.image, wrong, LAYOUT)
