@@ -37,7 +37,8 @@ SURE_RANK = 0.97     # a pair "surely alike": its twin more alike than 97 in 100
 CROWDED_ALIKE = 8    # a board in play so full of chips that too few pairs are left bare for
                      # the mean rank: the outline finder's own quadrilateral stands when this
                      # many pairs are surely alike under it (tuned looks, boards with 6 to 14
-                     # pairs bare: right grids 7 to 23; turned or resized ones 7 at most;
+                     # pairs bare: right grids 7 to 23; turned or resized (0.9) ones 5 at
+                     # most, moved a whole space 7;
                      # a grid moved half a space makes as many, so only the outline's
                      # precise corners are taken so, never a grid searched for)
 CROWDED_BARE = 5     # ... or this many of the pairs left bare, and half of them, surely alike
