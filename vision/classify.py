@@ -447,7 +447,8 @@ FEATURE_COVERS_BESIDE = True
 
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
                      overrules: float = 1.01, stand: float = 1.01,
-                     blown: np.ndarray | None = None
+                     overrules_unknown: float | None = None, white_overrules: float = 0.0,
+                     empty_or_white: float = 1.01, blown: np.ndarray | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -459,7 +460,14 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     least ``stand``. Anything else is unknown, never a state: a space covered by the
     model's or the features' account, beside a cover and the model not very sure, or the
     two disagreeing. ``blown``: spaces whose paper is blown out to white (glare), where any
-    chip looks white: a white the features do not also read there is unknown."""
+    chip looks white: a white the features do not also read there is unknown.
+
+    Where the features read nothing (unknown), the model's state stands with at least
+    ``overrules_unknown`` (they have no other opinion to weigh; None: ``overrules``). The model's white against
+    the features' reading needs at least ``white_overrules`` as well as ``overrules`` (white
+    on white paper in dim light is where the model is surest and wrong). Where the model
+    is unsure and the features read empty (white), a probability of white (empty) of at
+    least ``empty_or_white`` leaves it unknown: the features do not settle that pair."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
     best = probs.argmax(axis=1)
@@ -476,6 +484,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         fcover_beside = np.asarray(by_features[2], bool) | np.array(
             [x is SpaceState.UNKNOWN for x in by_features[0]])
     index = {s: k for k, s in enumerate(CLASSES)}
+    if overrules_unknown is None:
+        overrules_unknown = overrules
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):
@@ -485,9 +495,15 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         if hand[i] or (near[i] and (p < MODEL_SURE_BESIDE or fcover_beside[i])):
             st = SpaceState.UNKNOWN
         elif p >= MODEL_SURE:
-            if fs is not None and fs is not st and p < overrules:
+            if fs is not None and fs is not st and p < (
+                    overrules_unknown if fs is SpaceState.UNKNOWN else overrules):
                 st = SpaceState.UNKNOWN
-        elif fs is not None and fs is not SpaceState.UNKNOWN and probs[i, index[fs]] >= stand:
+            elif fs is not None and fs is not st and st is SpaceState.WHITE and p < white_overrules:
+                st = SpaceState.UNKNOWN
+        elif fs is not None and fs is not SpaceState.UNKNOWN and probs[i, index[fs]] >= stand \
+                and not (fs in (SpaceState.EMPTY, SpaceState.WHITE) and probs[i, index[
+                    SpaceState.WHITE if fs is SpaceState.EMPTY else SpaceState.EMPTY]]
+                    >= empty_or_white):
             st, p = fs, float(probs[i, index[fs]])
         else:
             st = SpaceState.UNKNOWN

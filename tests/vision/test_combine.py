@@ -1,0 +1,94 @@
+"""How the learned classifier's probabilities and the features' reading make one reading
+of a calibrated board (vision.classify.classify_learned with the reader's COMBINE), and the
+second look at the spaces the model is unsure of (vision.spacenet.steadied)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.game import builtin_layout
+from engine.observation import Observation, SpaceState
+from vision.classify import classify_learned, features
+from vision.locate import straighten
+from vision.looks import look_conditions, parse_look
+from vision.reader import COMBINE
+from vision.spacenet import CLASSES, SpaceNet, space_inputs, steadied
+from vision.synth import random_board, render
+
+E, B, G, R, W, U = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED,
+                    SpaceState.WHITE, SpaceState.UNKNOWN)
+
+
+def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> SpaceState:
+    """One space (in a row of four: no covers nearby) read calibrated from the model's
+    probabilities ``model`` ({state: p}) and the features' state."""
+    p = np.full(len(CLASSES), 1e-4)
+    for s, v in model.items():
+        p[CLASSES.index(s)] = v
+    p /= p.sum()
+    probs = np.tile(np.eye(len(CLASSES))[0] * 0.999 + 0.0002, (4, 1))
+    probs[1] = p
+    fs = [E, feature_state, E, E]
+    states, _, _ = classify_learned(probs, (fs, np.ones(4), np.zeros(4, bool)), 4,
+                                    *COMBINE[how])
+    assert states[0] is E and states[2] is E
+    return states[1]
+
+
+def test_model_stands_where_the_features_have_no_reading():
+    # the features cannot tell (dim light): a model 75 % sure is enough...
+    assert _read({B: 0.75, E: 0.25}, U) is B
+    # ...but against the features' own reading it still needs to be 90 % sure
+    assert _read({B: 0.75, E: 0.25}, R) is U
+    assert _read({B: 0.95, E: 0.05}, R) is B
+
+
+def test_without_calibration_the_model_overrules_the_twins_from_70_percent():
+    # the twins' reading in the features' place; the model, each space beside its empty
+    # twin (vision.reader.twin_inputs), overrules it from 70 % sure, white too
+    assert _read({B: 0.65, E: 0.35}, U, "alone") is U
+    assert _read({B: 0.65, E: 0.35}, R, "alone") is U
+    assert _read({B: 0.75, E: 0.25}, U, "alone") is B
+    assert _read({B: 0.75, E: 0.25}, R, "alone") is B
+    assert _read({B: 0.92, E: 0.08}, U, "alone") is B
+    assert _read({W: 0.93, E: 0.07}, E, "alone") is W
+    assert _read({E: 0.55, W: 0.45}, W, "alone") is W
+
+
+def test_white_against_the_features_needs_the_model_nearly_certain():
+    # white on white paper in dim light: where the model is surest and still wrong
+    assert _read({W: 0.93, E: 0.07}, E) is U
+    assert _read({W: 0.93, E: 0.07}, U) is U
+    assert _read({W: 0.99, E: 0.01}, E) is W
+    assert _read({W: 0.93, E: 0.07}, W) is W
+
+
+def test_an_unsure_model_between_empty_and_white_is_not_settled_by_the_features():
+    assert _read({E: 0.55, W: 0.45}, W) is U
+    assert _read({W: 0.55, E: 0.45}, E) is U
+    # the features settle other doubts as before
+    assert _read({G: 0.55, B: 0.45}, B) is B
+
+
+def test_a_space_reads_alike_whichever_way_round_it_is_printed():
+    layout = builtin_layout("classic")
+    look = parse_look("art=ornate,board=mat,chips=translucent,table=cloth,light=lamp,"
+                      "camera=angled", seed=3)
+    cond = look_conditions(look)
+    empty = render(layout, Observation.empty(10, 10), cond, seed=1, jitter=0, look=look)
+    ref = features(straighten(empty.image, empty.grid_corners, layout), 10, 10)
+    frame = render(layout, random_board(layout, np.random.default_rng(4), fill=0.5), cond,
+                   seed=2, look=look)
+    x = space_inputs(features(straighten(frame.image, frame.grid_corners, layout), 10, 10).norm,
+                     ref.patch)
+    net = SpaceNet()
+    turned = np.ascontiguousarray(np.rot90(x, 1, axes=(2, 3)))
+    # every space looked at in its four turns: the same probabilities either way round
+    a = steadied(net, x, net.probabilities(x), 1.01)
+    b = steadied(net, turned, net.probabilities(turned), 1.01)
+    assert np.abs(a - b).max() < 1e-3
+    # spaces the model is sure of are left as they were
+    p = net.probabilities(x)
+    sure = p.max(axis=1) >= 0.9
+    assert sure.any()
+    assert np.array_equal(steadied(net, x, p, 0.9)[sure], p[sure])
