@@ -10,7 +10,9 @@ new card partly on them at any angle, a hand near in some, partly over the card 
 read by vision.cards.reader.read_pile from the frames before and after. Prints one flat
 JSON object with --json: card_accuracy (right / views), card_wrong_rate (confident wrong /
 views), card_unknown_rate, card_ms (per new card, one core), and the same over the views
-where no hand covers the card (``clear_*``) and by card family.
+where no hand covers the card (``clear_*``), where a hand covers part of it
+(``covered_*``) and by card family; ``cards_named_by_*``: the cards named (right or wrong)
+by the index corners alone, by the middle alone (no corner read it surely), or by both.
 
 Then the refereed games (``--games``, at least 10 by default): two greedy players play a
 classic game; each card they lay is rendered on a held-out pile picture and read by the
@@ -43,13 +45,18 @@ from vision.cards.scene import render_pile  # noqa: E402
 
 
 def reader_kind() -> str:
-    """The index reader in use: the learned one (vision/cards/cardnet.onnx) or the classic."""
-    from vision.cards import cardnet
+    """The readers in use: the learned index reader (vision/cards/cardnet.onnx) with the
+    learned middle reader (vision/cards/midnet.onnx) when it loads, or the classic one."""
+    from vision.cards import cardnet, midnet
     try:
         cardnet.shipped()
-        return "cardnet"
     except cardnet.ModelError:
         return "classic"
+    try:
+        midnet.shipped()
+        return "cardnet+midnet"
+    except cardnet.ModelError:
+        return "cardnet"
 
 
 def _wrong_space(game, card: str, rng) -> int | None:
@@ -188,7 +195,8 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_turns: int 
 
 
 def _view(task):
-    """One card view: (0 right, 1 wrong, 2 unknown; ms; hand over the card; family; text).
+    """One card view: (0 right, 1 wrong, 2 unknown; ms; hand over the card; family; text;
+    the way it was named: "index", "middle", "both" or "").
     View i is drawn from its own seed (seed, i): the same views with any --jobs."""
     seed, split, i = task
     cv2.setNumThreads(1)
@@ -197,7 +205,8 @@ def _view(task):
     r = read_pile(s.after, s.before, s.card_px)
     t = (time.perf_counter() - t0) * 1000
     k = 0 if r.code == s.code else (2 if r.code is None else 1)
-    return k, t, bool(s.hand_over_card), s.style.family, f"{s.code} read {r.code} ({s.families})"
+    return (k, t, bool(s.hand_over_card), s.style.family,
+            f"{s.code} read {r.code} ({s.families}, {r.way or r.reason})", getattr(r, "way", ""))
 
 
 def main(argv=None) -> int:
@@ -227,6 +236,8 @@ def main(argv=None) -> int:
     clear = [0, 0, 0]
     fam: dict = {}
     covered = 0
+    over_k = [0, 0, 0]
+    ways: dict = {}
     ms = 0.0
     examples = []
     tasks = [(args.seed, args.split, i) for i in range(n)]
@@ -237,7 +248,7 @@ def main(argv=None) -> int:
     else:
         pool = None
         results = map(_view, tasks)
-    for i, (k, t, over, family, example) in enumerate(results):
+    for i, (k, t, over, family, example, way) in enumerate(results):
         ms += t
         right += k == 0
         wrong += k == 1
@@ -245,7 +256,11 @@ def main(argv=None) -> int:
         if k == 1 and len(examples) < 10:
             examples.append(example)
         covered += over
-        if not over:
+        if k != 2:
+            ways[way] = ways.get(way, 0) + 1
+        if over:
+            over_k[k] += 1
+        else:
             clear[k] += 1
         f = fam.setdefault(family, [0, 0, 0])
         f[k] += 1
@@ -264,6 +279,11 @@ def main(argv=None) -> int:
         "clear_card_accuracy": round(clear[0] / nc, 4),
         "clear_card_wrong_rate": round(clear[1] / nc, 5),
         "clear_card_unknown_rate": round(clear[2] / nc, 4),
+        "covered_card_accuracy": round(over_k[0] / max(1, covered), 4),
+        "covered_card_wrong_rate": round(over_k[1] / max(1, covered), 5),
+        "cards_named_by_index_only": ways.get("index", 0),
+        "cards_named_by_middle_only": ways.get("middle", 0),
+        "cards_named_by_both": ways.get("both", 0),
     }
     for f, (a, b, c) in sorted(fam.items()):
         out[f"{f}_card_accuracy"] = round(a / max(1, a + b + c), 4)

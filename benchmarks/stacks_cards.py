@@ -17,11 +17,20 @@ stacks_colour_wrong (named with the wrong colour), stacks_card_views.
 Then the refereed games (``--games``): two greedy players play STACKS; every card they
 lay, take or set aside is drawn on a rendered table (the centre places, the out-of-play
 pile, the discard piles; a card style of the split) and refereed by
-seqboard.modes.stacks_camera.CameraStacks from the frames alone; what it asks for is typed.
-Figures: stacks_table_actions, stacks_table_camera_rate (actions the camera took itself,
-right), stacks_table_wrong_actions (taken, but not what was played), stacks_table_typed
-(asked and typed), stacks_table_games_out_of_step (the referee's piles or chips left the
-game's: the game is stopped there).
+seqboard.modes.stacks_camera.CameraStacks from the frames alone; what it asks for is typed
+(the first action it lacks, as a person at the table would). The referee may lag one action
+behind while a discard pile's change waits for what follows (its top taken, or a card
+discarded like the one under it). A game stops at the first action taken wrong, at a lag it
+is not waiting for, or when its piles or chips leave the game's. Figures:
+stacks_table_games, stacks_table_games_in_step (refereed to the end of the game or of
+--max-actions without leaving the game), stacks_table_games_out_of_step,
+stacks_table_games_finished (in step to the game's end), stacks_table_actions,
+stacks_table_turns and stacks_table_turns_right (every action of the turn, up to its
+discard, taken right), stacks_table_camera_rate (actions the camera took itself, right),
+stacks_table_typed (asked and typed), stacks_table_wrong_actions (taken, but not what was
+played), stacks_table_false_refusals (a legal play refused), stacks_table_wrong_verdicts
+(the two together), stacks_table_pending_at_end (actions still waiting for what follows
+when the run stopped).
 """
 
 from __future__ import annotations
@@ -102,7 +111,8 @@ def main(argv=None) -> int:
                          "stream gives them; default 1: 143 to 200 pixels)")
     ap.add_argument("--games", type=int, default=2,
                     help="STACKS games refereed from rendered table frames (default 2)")
-    ap.add_argument("--max-actions", type=int, default=40, help="actions per game (default 40)")
+    ap.add_argument("--max-actions", type=int, default=40,
+                    help="actions per game at most (default 40; 150 plays a game to its end)")
     ap.add_argument("--json", action="store_true", help="one flat JSON object")
     ap.add_argument("--verbose", action="store_true", help="each wrong or unknown card")
     a = ap.parse_args(argv)
@@ -149,6 +159,7 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
                         PileSpot(0, *OUT, PX),
                         [PileSpot(s, x, y, PX) for s, (x, y) in enumerate(DISCARDS[:2])], (W, H))
     by_camera = wrong = typed = total = out_of_step = 0
+    refused = finished = pending = turns = turns_right = 0
     for gno in range(n_games):
         rng = np.random.default_rng([seed, gno])
         truth = StacksGame(2, rng=random.Random(seed * 100 + gno))
@@ -178,12 +189,70 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
             return min(k for k in range(4) if k not in used)
 
         show(3)
+        truth_acts: list = []                         # (what was done, its typed line)
+        typed_at: set = set()                         # history indexes typed, not seen
+        checked = 0
+        stopped = False
+        refusals_before = out.getvalue().count("REFUSED")
+
+        def key(a):
+            return (a.kind, a.card, a.source, a.pile, a.target, a.choice)
+
+        def check() -> bool:
+            """The referee's actions against the game's, as far as it has gone; False when
+            it went wrong or fell behind (a lag of one action only while it waits for what
+            follows a discard pile's change)."""
+            nonlocal checked, by_camera, wrong, typed
+            got = [h for _, h in ref.history]
+            while checked < len(got):
+                if checked >= len(truth_acts) or key(got[checked]) != key(truth_acts[checked][0]):
+                    wrong += 1
+                    if verbose:
+                        want = truth_acts[checked][1] if checked < len(truth_acts) else "-"
+                        print(f"  WRONG: the camera took {table.describe(got[checked])!r} "
+                              f"for {want!r}", file=sys.stderr)
+                    return False
+                if checked in typed_at:
+                    typed += 1
+                else:
+                    by_camera += 1
+                checked += 1
+            lag = len(truth_acts) - len(got)
+            if lag > (1 if cam.doubt is not None else 0):
+                if verbose:
+                    print(f"  BEHIND by {lag} after {truth_acts[-1][1]!r}: said "
+                          f"{out.getvalue()[-600:]!r}", file=sys.stderr)
+                return False
+            if lag == 0 and truth.pending is None and (
+                    [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles]
+                    or ref.chips != truth.chips):
+                # (while the game's Block window is open the referee may have given the chip:
+                # it knows nobody can hold a Block any more)
+                if verbose:
+                    print(f"  OUT OF STEP after {truth_acts[-1][1]!r}: piles "
+                          f"{[pl.cards for pl in ref.piles]} / {[pl.cards for pl in truth.piles]}"
+                          f", chips {ref.chips} / {truth.chips}", file=sys.stderr)
+                return False
+            return True
+
+        def answer(seen: int) -> None:
+            """What the camera asks for is typed: the first action it lacks."""
+            for _ in range(4):
+                said = out.getvalue()[seen:]
+                if "type" not in said:
+                    return
+                i = len(ref.history)
+                if i >= len(truth_acts):
+                    return
+                seen = len(out.getvalue())
+                cam.line(truth_acts[i][1])
+                typed_at.update(range(i, len(ref.history)))
+
         for _ in range(max_actions):
             if truth.over:
                 break
             p = truth.current
             a = players[p].choose(truth)
-            n_before = len(ref.history)
             seen = len(out.getvalue())
             if a.kind == "play":
                 if a.source == "discard":
@@ -203,37 +272,27 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
                 if a.card:
                     reach(("discard", p))
                     scene.lay(("discard", p), a.card)
-            line = table.describe(a)
+            truth_acts.append((a, table.describe(a)))
             truth.apply(a)
+            total += 1
             if a.kind == "play" and a.pile == -1:
                 place_of[id(truth.piles[-1])] = k     # a new pile (one card: not complete)
             show()
-            asked = "type" in out.getvalue()[seen:] and len(ref.history) == n_before
-            if asked:
-                cam.line(line)
-                typed += 1
-            total += 1
-            new = [h for _, h in ref.history[n_before:]]
-            same = True
-            if new and not asked:
-                got = new[0]
-                same = (got.kind, got.card, got.source, got.pile, got.target, got.choice) == \
-                    (a.kind, a.card, a.source, a.pile, a.target, a.choice)
-                by_camera += same
-                wrong += not same
-            if not asked and len(new) != 1 or new and not same:
-                out_of_step += 1
-                if verbose:
-                    print(f"  OUT OF STEP after {line!r}: the camera said "
-                          f"{out.getvalue()[seen:]!r}", file=sys.stderr)
+            answer(seen)
+            if not check():
+                stopped = True
                 break
             if truth.pending is not None:             # the Block window, then the pile away
+                seen = len(out.getvalue())
                 pend = truth.pending
                 k = place_of.pop(id(pend.pile))
                 q = 1 - pend.player
                 if "BL" in truth.hands[q] and players[q].block(truth, q):
                     from engine.stacks import Action
-                    truth.apply(Action("block", "BL", player=q))
+                    bl = Action("block", "BL", player=q)
+                    truth_acts.append((bl, f"BL {q + 1}"))
+                    truth.apply(bl)
+                    total += 1
                     scene.lay(("out", 0), "BL")
                     show()
                 else:
@@ -242,23 +301,38 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_actions: in
                 scene.take(("place", k), all_=True)
                 scene.lay(("out", 0), pend.pile.cards[-1])
                 show()
-            if [pl.cards for pl in ref.piles] != [pl.cards for pl in truth.piles] or \
-                    ref.chips != truth.chips:
-                out_of_step += 1
-                if verbose:
-                    print(f"  OUT OF STEP after {line!r}: piles {[pl.cards for pl in ref.piles]}"
-                          f" / {[pl.cards for pl in truth.piles]}, chips {ref.chips} / "
-                          f"{truth.chips}; said {out.getvalue()[seen:]!r}", file=sys.stderr)
-                break
+                answer(seen)
+                if not check():
+                    stopped = True
+                    break
+        refused += out.getvalue().count("REFUSED") - refusals_before
+        out_of_step += stopped
+        finished += truth.over and not stopped
+        pending += len(truth_acts) - len(ref.history) if not stopped else 0
+        # the turns: a player's actions up to their discard (or the last action): right
+        # when every one of them was taken right
+        for i, (a, _) in enumerate(truth_acts):
+            if a.kind == "discard" or i == len(truth_acts) - 1:
+                turns += 1
+                turns_right += i < checked
         if progress:
-            print(f"  game {gno + 1}/{n_games}: {total} actions so far, {by_camera} by the "
-                  f"camera, {typed} typed, {wrong} wrong", file=sys.stderr, flush=True)
+            print(f"  game {gno + 1}/{n_games}: {'OUT OF STEP' if stopped else 'in step'}, "
+                  f"{total} actions so far, {by_camera} by the camera, {typed} typed, "
+                  f"{wrong} wrong", file=sys.stderr, flush=True)
     return {
-        "stacks_table_actions": total,
-        "stacks_table_camera_rate": round(by_camera / max(total, 1), 4),
-        "stacks_table_wrong_actions": wrong,
-        "stacks_table_typed": typed,
+        "stacks_table_games": n_games,
+        "stacks_table_games_in_step": n_games - out_of_step,
         "stacks_table_games_out_of_step": out_of_step,
+        "stacks_table_games_finished": finished,
+        "stacks_table_actions": total,
+        "stacks_table_turns": turns,
+        "stacks_table_turns_right": turns_right,
+        "stacks_table_camera_rate": round(by_camera / max(total, 1), 4),
+        "stacks_table_typed": typed,
+        "stacks_table_wrong_actions": wrong,
+        "stacks_table_false_refusals": refused,
+        "stacks_table_wrong_verdicts": wrong + refused,
+        "stacks_table_pending_at_end": pending,
     }
 
 

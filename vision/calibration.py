@@ -194,8 +194,8 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, pairs_tell_turn, refine_grid, search_corners,
-                        settle_grid, twin_mean)
+    from .pairs import (best_turn, check_grid, crowded_confirms, pairs_tell_turn, refine_grid,
+                        search_corners, settle_grid, twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -221,6 +221,11 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
             verdict = check_grid(frame, turned, layout, chips)
             if verdict.ok:
                 return polish(turned, verdict)
+            if chips and verdict.better_shift is None and \
+                    crowded_confirms(frame, turned, layout):
+                # a board so full of chips that too few pairs are bare for the mean rank:
+                # the outline's precise corners, enough pairs surely alike under them
+                return turned
         if not wide:
             grid = settle_grid(frame, quad, layout)
             if not pairs_tell_turn(layout):

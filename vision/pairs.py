@@ -33,6 +33,17 @@ MIN_BARE = 16        # pairs left bare of chips enough to judge a grid by (the m
 SHIFT = 0.3          # spaces: a right grid is likelier than the grid shifted this much
 SCALE = 0.05         # ... or than the grid this much larger or smaller (a quarter space at the edge)
 MARGIN = 0.01        # likeness a moved grid must gain to count as better
+SURE_RANK = 0.97     # a pair "surely alike": its twin more alike than 97 in 100 other spaces
+CROWDED_ALIKE = 8    # a board in play so full of chips that too few pairs are left bare for
+                     # the mean rank: the outline finder's own quadrilateral stands when this
+                     # many pairs are surely alike under it (tuned looks, boards with 6 to 14
+                     # pairs bare: right grids 7 to 23; turned or resized (0.9) ones 5 at
+                     # most, moved a whole space 7;
+                     # a grid moved half a space makes as many, so only the outline's
+                     # precise corners are taken so, never a grid searched for)
+CROWDED_BARE = 5     # ... or this many of the pairs left bare, and half of them, surely alike
+                     # (right grids with 4 to 12 pairs bare: 4 to 15 of 4 to 34; wrong
+                     # ones: at most 5, of 30, or 4 of 10)
 
 
 def twin_pairs(layout: Layout) -> list[tuple[int, int]]:
@@ -179,6 +190,30 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
             return chk
     chk.ok = True
     return chk
+
+
+def surely_alike(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> tuple[int, int, int]:
+    """Under a grid: (pairs surely alike of all pairs, pairs left bare (no chip-like middle
+    on either space), pairs surely alike of those). A pair is surely alike when its rank
+    is at least :data:`SURE_RANK`: each space's twin among the few most alike spaces of the
+    board; under an unrelated grid about three pairs in 100 are, by chance."""
+    pairs = twin_pairs(layout)
+    _, rank, _ = measure(frame, corners, layout, pairs)
+    sure = rank >= SURE_RANK
+    bare = _bare_spaces(frame, corners, layout)
+    kept = np.array([bool(bare[i] and bare[j]) for i, j in pairs])
+    return int(sure.sum()), int(kept.sum()), int((sure & kept).sum())
+
+
+def crowded_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> bool:
+    """A board in play so full of chips that too few pairs are bare for the mean rank
+    (:func:`check_grid`): does the grid still lie on the spaces? Yes when
+    :data:`CROWDED_ALIKE` pairs are surely alike, or :data:`CROWDED_BARE` of the bare pairs
+    and at least half of them are (under a turned, resized or shifted grid, at most 5 of
+    10 or more on tuned looks). It cannot tell a grid moved half a space: only the
+    outline finder's precise corners are taken so, never a grid searched for."""
+    sure, kept, sure_kept = surely_alike(frame, corners, layout)
+    return sure >= CROWDED_ALIKE or (sure_kept >= CROWDED_BARE and 2 * sure_kept >= kept)
 
 
 def pair_orientation(frame: np.ndarray, corners: np.ndarray, layout: Layout

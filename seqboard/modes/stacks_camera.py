@@ -9,6 +9,9 @@ player to move (docs/stacks.md, "From the camera"):
   empty); when the top of the player's own discard pile was taken at the same time (or
   just before), it is the discard top that was played (``top``);
 * a card laid on the discard pile of the player to move: the discard that ends the turn;
+  a change there that may be its top taken or a card discarded like the one under it (the
+  two can look alike) waits for what follows: the top laid on a centre pile (taken), or
+  the next player's move (a discard);
 * a special card laid on the out-of-play pile: Skip and Reverse at once; Steal a Card when
   another player's discard top was taken at the same time (from that pile); otherwise
   (Steal a Card from a hand, Steal a Chip, Block) the camera cannot tell the target: it asks
@@ -39,8 +42,16 @@ class CameraStacks:
         self.taken: dict[int, tuple] = {}            # seat -> the key of its taken discard top
         self.waiting: list[tuple] = []               # keys waiting for a typed line
         self.waiting_place: int | None = None        # a place whose card must be typed
-        #: each discard pile's cards' rectangles as the camera saw them laid (None: typed)
-        self.rects: dict[int, list] = {}
+        #: each discard pile's pictures as the camera saw it: [empty, after its 1st card,
+        #: after its 2nd, ...] (None: not seen, e.g. typed with the camera looking away)
+        self.pics: dict[int, list] = {}
+        #: a discard pile's change that may be its top taken or a card discarded like the
+        #: one under it: decided by the change that follows (docs/stacks.md)
+        self.doubt = None
+        #: changes put off until a typed line answers what was asked before them
+        self.deferred: list = []
+        self.unread_out = False                  # an unread card on the out-of-play pile
+        self._accepted: set = set()
 
     # --- helpers --------------------------------------------------------------------------
     @property
@@ -70,6 +81,38 @@ class CameraStacks:
         fits = [i for i in g.pile_targets(card) if i in free]
         return fits[0] if len(fits) == 1 else -1
 
+    def _accept(self, key) -> None:
+        self.watcher.accept(key)
+        self._accepted.add(key)
+        if key in self.waiting:                  # read after all (the hand gone from it)
+            self.waiting.remove(key)
+            if key == ("place", self.waiting_place):
+                self.waiting_place = None
+
+    def _pics(self, seat: int) -> list:
+        """The pictures of ``seat``'s discard pile, one more than its cards (the empty spot
+        first); pictures not seen (a typed line) are None."""
+        n = len(self.game.discards[seat]) + 1
+        pics = self.pics.get(seat)
+        if pics is None:
+            first = getattr(self.watcher, "_first", {}).get(("discard", seat))
+            pics = self.pics[seat] = [first]
+        del pics[n:]
+        while len(pics) < n:
+            pics.append(None)
+        return pics
+
+    def _note(self) -> None:
+        """After the game took changes: the discard piles' pictures follow their cards, the
+        last one being what the camera shows now for the piles it accepted."""
+        for seat in range(self.game.n):
+            pics = self._pics(seat)
+            key = ("discard", seat)
+            if key in self._accepted:
+                picture = getattr(self.watcher, "picture", lambda k: None)(key)
+                pics[-1] = None if picture is None else picture.copy()
+        self._accepted.clear()
+
     def _close_block_window(self) -> None:
         t = self.table
         if self.game.pending is not None:
@@ -84,7 +127,7 @@ class CameraStacks:
                 return False
         ok = self.table.act(a)
         for k in keys:
-            (self.watcher.accept if ok else self.watcher.hold)(k)
+            (self._accept if ok else self.watcher.hold)(k)
         return ok
 
     def _ask(self, key, text: str) -> None:
@@ -100,6 +143,8 @@ class CameraStacks:
         for key in self.watcher.restored:       # a card taken back: nothing waits there
             if key[0] == "discard" and self.taken.get(key[1]) == key:
                 del self.taken[key[1]]
+            if self.doubt is not None and self.doubt.key == key:
+                self.doubt = None               # the discard pile as it was: nothing happened
             if key in self.waiting:
                 self.waiting.remove(key)
         self.watcher.restored = []
@@ -114,9 +159,26 @@ class CameraStacks:
         g = self.game
         if g.over:
             return
-        by = {"place": [], "out": [], "discard": []}
         for c in changes:
             c.kind = self._kind(c)
+        doubts = [c for c in changes if c.kind == "doubt"]
+        if doubts and self.doubt is None and len(changes) > 1:
+            # the pile in doubt and other changes in one still moment: those tell
+            self.doubt = doubts[0]
+            self.watcher.hold(doubts[0].key)
+            changes = [c for c in changes if c is not doubts[0]]
+        changes = self._follow(changes)
+        if changes:
+            self._take(changes)
+        self._note()
+        if self.deferred and not self.waiting and not self.unread_out and self.doubt is None:
+            later, self.deferred = self.deferred, []     # what waited is not waiting any more
+            self.changes(later)
+
+    def _take(self, changes: list) -> None:
+        g = self.game
+        by = {"place": [], "out": [], "discard": []}
+        for c in changes:
             by[c.key[0]].append(c)
         # tops taken from discard piles: remembered until a card is laid with them
         for c in [c for c in by["discard"] if c.kind == "taken"]:
@@ -127,11 +189,14 @@ class CameraStacks:
             if c.kind == "laid":
                 self._laid_out(c)
             else:
-                self.watcher.accept(c.key)
+                self._accept(c.key)
         for c in [c for c in by["place"] if c.kind == "taken"]:
             self._taken_from_place(c)
-        for c in [c for c in by["discard"] if c.kind == "laid"]:
-            self._discarded(c)
+        for c in [c for c in by["discard"] if c.kind in ("laid", "doubt")]:
+            if c.kind == "doubt":
+                self._doubt(c)
+            else:
+                self._discarded(c)
         self.table.run_computers()
         for seat, key in list(self.taken.items()):
             if key in [c.key for c in by["discard"] if c.kind == "taken"] and seat == g.current \
@@ -139,12 +204,24 @@ class CameraStacks:
                 self.say(f"the top of {g.name(seat)}'s discard pile was taken: lay it on a "
                          f"pile, or put it back")
 
+    #: a discard pile whose picture differs from the one it showed before its top was laid
+    #: by less than this (% of its square) shows that picture again: its top was taken
+    #: (or the same card discarded again exactly where the one below lies: what follows
+    #: tells)
+    SAME_PICTURE = 1.0
+    #: ... by more than this: a new card lies on it (laid, even when alike the one below)
+    NEW_PICTURE = 8.0
+
     def _kind(self, c) -> str:
-        """Laid or taken, with what the game knows lies on the spot: a card laid squarely on
-        the one below leaves both outlines whole, and the outlines alone cannot tell."""
+        """Laid, taken, or (a discard pile of the player to move) "doubt": its top taken or a
+        card discarded like the one under it, to be told by what follows. The picture and the
+        card read tell first: a top taken shows the pile as it was before that top was laid
+        (the camera keeps that picture), a card read that is not the one under the top was
+        laid."""
         g = self.game
         kind, where = c.key
         laid = c.laid.code
+        c.likely = None
         if kind == "out":
             return "laid"
         empty = getattr(self.watcher, "looks_empty", lambda key: False)(c.key)
@@ -159,18 +236,76 @@ class CameraStacks:
             return "laid"
         if empty:
             return "taken"                       # its last card taken
+        pics = self._pics(where)
+        likeness = getattr(self.watcher, "likeness", lambda k, p: None)
+        d = likeness(c.key, pics[-2])            # the pile before its top was laid
         below = cards[-2] if len(cards) > 1 else None
         if laid is not None and laid != below:
             return "laid"
-        rects = self.rects.get(where, [])
-        if laid is not None and len(rects) == len(cards) and rects[-2] is not None \
-                and c.laid.quad is not None:
-            # the card under the top seen again where it lay: the top taken; a card like it
-            # laid elsewhere on the pile: a discard
-            from vision.cards.stacks_table import same_place
-            now = (c.laid.quad, getattr(c.laid, "width", 1))
-            return "taken" if same_place(now, rects[-2]) else "laid"
-        return c.kind                            # the outlines decide
+        if d is not None and d >= self.NEW_PICTURE:
+            return "laid"                        # a card alike the one below, elsewhere
+        if where != g.current:                   # (Steal a Card takes another's top)
+            return "taken" if d is not None and d < self.SAME_PICTURE else c.kind
+        c.likely = "taken" if d is not None and d < self.SAME_PICTURE else None
+        return "doubt"
+
+    def _doubt(self, c) -> None:
+        """A discard pile's change that may be either: nothing is decided yet."""
+        self.watcher.hold(c.key)
+        self.doubt = c
+        name = self.game.name(c.key[1])
+        if c.likely == "taken":
+            self.say(f"the top of {name}'s discard pile was taken: lay it on a pile, or put "
+                     f"it back (a card discarded there like the one under it: the next move "
+                     f"tells)")
+        else:
+            self.say(f"{name}'s discard pile changed: its top taken or a card discarded? the "
+                     f"next move tells")
+
+    def _follow(self, changes: list) -> list:
+        """A discard pile in doubt decided by the changes that follow: its top laid on a
+        centre pile by the same player (it was taken), the same card laid back (put back),
+        or anything else (the next player's move: it was a discard). The changes left to take
+        in; [] when they wait for a typed line."""
+        d = self.doubt
+        if d is None:
+            return changes
+        g = self.game
+        seat = d.key[1]
+        top = g.top(seat)
+        self.doubt = None
+        again = [c for c in changes if c.key == d.key]
+        if again:
+            c = again[0]
+            if c.laid.code is not None and c.laid.code == top:   # the top laid back
+                self._accept(c.key)
+                return [x for x in changes if x is not c]
+            return changes                       # the pile changed again: what it shows decides
+        lays = [c for c in changes if c.key[0] == "place" and c.kind == "laid"]
+        if g.current == seat and top is not None and lays:
+            codes = [c.laid.code for c in lays]
+            if top in codes or (d.likely == "taken" and all(x is None for x in codes)):
+                d.kind = "taken"                 # the top is on a pile now: it was taken
+                return [d] + changes
+            if all(code is None for code in codes):
+                self.watcher.hold(d.key)
+                self.waiting.append(d.key)
+                self.deferred += changes
+                self.say(f"{g.name(seat)}'s discard pile changed and the card laid on "
+                         f"{PLACE_WORD.format(k=lays[0].key[1] + 1)} cannot be read: type what "
+                         f"{g.name(seat)} did: top {top} <pile> (the top played), or x <card> "
+                         f"(a discard)")
+                return []
+        d.kind = "laid"                          # anything else follows a discard
+        if d.likely == "taken" and d.laid.code is None and len(g.discards[seat]) > 1:
+            # the pile looks as it did with the card under the top on top: that card again
+            d.laid.code = g.discards[seat][-2]
+        if not self._discarded(d):
+            self.deferred += changes              # the discard typed first, then the rest
+            return []
+        for c in changes:                        # told again: the next player is to move
+            c.kind = self._kind(c)
+        return changes
 
     def _laid_on_place(self, c) -> None:
         g = self.game
@@ -183,8 +318,6 @@ class CameraStacks:
             source = "discard"
             card = g.top(p)                      # the engine knows the top: no reading needed
             keys.append(self.taken.pop(p))
-            if self.rects.get(p):
-                self.rects[p].pop()
         where = PLACE_WORD.format(k=k + 1)
         if card is None:
             self.waiting_place = k
@@ -221,13 +354,16 @@ class CameraStacks:
         g = self.game
         card = c.reading.code
         if card is None:
+            # (a Block, maybe: the SEQUENCE's window stays open until it is typed)
+            self.unread_out = g.pending is not None
             self._ask(c.key, "the card put on the out-of-play pile cannot be read: type the "
                              "special card played (SK, RV, SC <player> pile|hand, "
                              "CH <player> R|B, BL <player>)")
             return
         if card not in SPECIALS:                 # a completed pile set aside
-            self.watcher.accept(c.key)
+            self._accept(c.key)
             return
+        self.unread_out = False
         if card in ("SK", "RV"):
             self._act(Action("special", card), [c.key])
             return
@@ -235,9 +371,8 @@ class CameraStacks:
             others = [s for s in self.taken if s != g.current]
             if len(others) == 1:
                 s = others[0]
-                if self._act(Action("special", "SC", target=s, choice="discard"),
-                             [c.key, self.taken.pop(s)]) and self.rects.get(s):
-                    self.rects[s].pop()
+                self._act(Action("special", "SC", target=s, choice="discard"),
+                          [c.key, self.taken.pop(s)])
                 return
             self._ask(c.key, "Steal a Card on the out-of-play pile: from whom? type SC <player> "
                              "hand (or SC <player> pile)")
@@ -257,7 +392,7 @@ class CameraStacks:
         k = c.key[1]
         pile = self.place_pile.get(k)
         if pile is None:
-            self.watcher.accept(c.key)
+            self._accept(c.key)
             return
         idx = self._pile_index(k)
         if idx is not None and idx >= 0:
@@ -265,58 +400,76 @@ class CameraStacks:
             self.table._refuse(f"pile {idx + 1} was taken away from {PLACE_WORD.format(k=k + 1)}, "
                                f"but it is not complete: put it back")
             return
-        # a completed SEQUENCE set aside: the Block window is over
+        # a completed SEQUENCE set aside: the Block window is over, unless the card played
+        # on the out-of-play pile meanwhile is not read yet (a Block?): then after the line
         if g.pending is not None and g.pending.pile is pile:
+            if self.unread_out:
+                self.watcher.hold(c.key)
+                self.deferred.append(c)
+                return
             self._close_block_window()
         del self.place_pile[k]
-        self.watcher.accept(c.key)
+        self._accept(c.key)
 
-    def _discarded(self, c) -> None:
+    def _discarded(self, c) -> bool:
+        """A card laid on a discard pile; False when it waits for a typed line."""
         g = self.game
         seat = c.key[1]
         card = c.reading.code
         if seat in self.taken and card is not None and card == g.top(seat):
             # the top taken from it and laid back (not played): nothing happened
-            self.watcher.accept(self.taken.pop(seat))
-            self.watcher.accept(c.key)
-            rects = self.rects.get(seat)
-            if rects:
-                rects[-1] = None if c.laid.quad is None else \
-                    (c.laid.quad, getattr(c.laid, "width", 1))
-            return
+            self._accept(self.taken.pop(seat))
+            self._accept(c.key)
+            return True
         if card is None:
             self._ask(c.key, f"the card {g.name(seat)} laid on their discard pile cannot be "
                              f"read: type it, e.g. x B4")
-            return
-        if self._act(Action("discard", card, player=seat), [c.key]):
-            self.rects.setdefault(seat, []).append(
-                None if c.laid.quad is None else (c.laid.quad, getattr(c.laid, "width", 1)))
+            return False
+        self._act(Action("discard", card, player=seat), [c.key])
+        return True
 
     # --- typed lines ----------------------------------------------------------------------
     def line(self, text: str) -> bool:
         """A typed line (the typed mode stays); a card the camera waited for is then taken
-        as what was typed. False when the user quits."""
+        as what was typed, and the changes put off behind it are taken in. False when the
+        user quits."""
         g = self.game
         before_piles = list(g.piles)
         n = self.table.n
+        h = len(g.history)
         go_on = self.table.handle(text)
-        if self.table.n > n and self.waiting:
+        if self.table.n > n and (self.waiting or self.deferred):
+            self.unread_out = False
+            done = [a for _, a in g.history[h:]]
+            deferred, self.deferred = self.deferred, []
+            if done and done[0].kind == "play" and done[0].source == "discard":
+                # the discard top was played: the unreadable card on the place was it
+                for c in deferred:
+                    if c.key[0] == "place" and c.kind == "laid" and \
+                            c.laid.code in (None, done[0].card):
+                        deferred.remove(c)
+                        self.waiting.append(c.key)
+                        self.waiting_place = c.key[1]
+                        break
             if self.waiting_place is not None:
                 new = [p for p in g.piles if all(p is not q for q in before_piles)]
                 if new:
                     self.place_pile[self.waiting_place] = new[0]
                 elif g.pending is not None and all(g.pending.pile is not q for q in before_piles):
                     self.place_pile[self.waiting_place] = g.pending.pile
-            for k in self.waiting:
-                self.watcher.accept(k)
-                if k[0] == "discard" and g.top(k[1]) is not None:
-                    rects = self.rects.setdefault(k[1], [])
-                    if len(rects) < len(g.discards[k[1]]):
-                        rects.append(None)      # typed: where it lies is not known
+                elif done and done[0].kind == "play" and 0 <= done[0].pile < len(g.piles) \
+                        and self.waiting_place not in self.place_pile:
+                    self.place_pile[self.waiting_place] = g.piles[done[0].pile]
+            for k in list(self.waiting):
+                self._accept(k)
             self.waiting.clear()
             self.waiting_place = None
+            self._note()
+            if deferred:
+                self.changes(deferred)
+        else:
+            self._note()
         return go_on
-
 
 # --- the command: learning the spots, opening the camera, the loop ----------------------------
 

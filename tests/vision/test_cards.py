@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -72,16 +73,71 @@ def test_a_hand_still_near_the_pile_does_not_stop_the_reading(seed):
     assert reader.read_pile(s.after, s.before, s.card_px).code == "KD"
 
 
-def test_a_card_whose_corners_a_hand_covers_is_unknown_not_a_guess():
-    s = render_pile(np.random.default_rng(0), "tuned", code="5H",
-                    style=card_style("classic", 0), hand="none")
+def _fingers_over_both_index_corners(s, radius=0.22):
     after = s.after.copy()
     q = s.quad
     for corner in (q[0], q[2]):          # fingers over both index corners
         c = corner + (q.mean(axis=0) - corner) * 0.25
-        cv2.circle(after, (int(c[0]), int(c[1])), int(0.22 * s.card_px), (110, 140, 195), -1)
+        cv2.circle(after, (int(c[0]), int(c[1])), int(radius * s.card_px), (110, 140, 195), -1)
+    return after
+
+
+@pytest.mark.parametrize("family,code,seed", [("classic", "5H", 0), ("modern", "9S", 1),
+                                              ("classic", "AD", 2), ("modern", "8D", 3)])
+def test_a_card_whose_index_corners_are_both_under_fingers_is_read_from_its_middle(
+        family, code, seed):
+    s = render_pile(np.random.default_rng(seed), "tuned", code=code,
+                    style=card_style(family, seed), hand="none")
+    after = _fingers_over_both_index_corners(s)
+    r = reader.read_pile(after, s.before, s.card_px)
+    assert r.code == code, r.reason
+    assert r.way == "middle"             # no corner could read it
+    assert r.corners == [None, None]
+
+
+def test_a_king_whose_index_corners_are_both_under_fingers_stays_unknown():
+    # the drawn court pictures say the suit but not king or queen: the middle is unsure
+    s = render_pile(np.random.default_rng(4), "tuned", code="KD",
+                    style=card_style("classic", 4), hand="none")
+    after = _fingers_over_both_index_corners(s)
     r = reader.read_pile(after, s.before, s.card_px)
     assert r.code is None and r.reason
+
+
+def test_a_card_a_hand_covers_almost_whole_is_unknown_not_a_guess():
+    s = render_pile(np.random.default_rng(0), "tuned", code="5H",
+                    style=card_style("classic", 0), hand="none")
+    after = s.after.copy()
+    q = s.quad
+    c = q.mean(axis=0)                   # a palm over the middle, fingers over both corners
+    cv2.circle(after, (int(c[0]), int(c[1])), int(0.42 * s.card_px), (110, 140, 195), -1)
+    after = _fingers_over_both_index_corners(dataclasses.replace(s, after=after))
+    r = reader.read_pile(after, s.before, s.card_px)
+    assert r.code is None and r.reason
+
+
+def test_the_middle_never_overrules_a_corner_that_reads_another_card():
+    p = np.zeros((2, 53), np.float32)
+    p[0, CODES.index("6H")] = 0.6         # one corner: 6H, not surely enough on its own
+    p[0, 52] = 0.4
+    p[1, 52] = 1.0                         # the other corner: under a finger
+    pm = np.zeros(53, np.float32)
+    pm[CODES.index("9H")] = 0.99          # the middle: 9H, surely
+    code, reason, _ = reader.combined_decision(p, pm)
+    assert code is None and "6H" in reason and "9H" in reason
+    pm[:] = 0
+    pm[CODES.index("6H")] = 0.8           # the middle confirms the corner's 6H
+    pm[52] = 0.2
+    assert reader.combined_decision(p, pm)[:3:2] == ("6H", "middle")
+    q = np.zeros((2, 53), np.float32)     # both corners read 4C surely
+    q[:, CODES.index("4C")] = 0.98
+    q[:, 52] = 0.02
+    pm[:] = 0
+    pm[CODES.index("4S")] = 0.95          # the middle: another card, surely
+    pm[52] = 0.05
+    code, reason, _ = reader.combined_decision(q, pm)
+    assert code is None and "4C" in reason and "4S" in reason
+    assert reader.combined_decision(q, None)[0] == "4C"      # without the middle reader
 
 
 def test_no_new_card_without_a_change():
@@ -169,12 +225,21 @@ def test_the_card_model_missing_or_broken_is_one_clear_line(tmp_path):
     assert "\n" not in str(e.value)
 
 
-def test_card_model_training_command_has_help_with_an_example(capsys):
+@pytest.mark.parametrize("which", ["net", "mid"])
+def test_card_model_training_command_has_help_with_an_example(capsys, which):
     with pytest.raises(SystemExit) as e:
-        train.main(["net", "--help"])
+        train.main([which, "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    assert "python -m vision.cards.train net" in out and "tuned" in out
+    assert f"python -m vision.cards.train {which}" in out and "tuned" in out
+
+
+def test_the_middle_model_missing_is_one_clear_line_and_the_corners_still_read(tmp_path):
+    from vision.cards import midnet
+    with pytest.raises(cardnet.ModelError, match="middle reader.*missing") as e:
+        midnet.MidNet(tmp_path / "none.onnx")
+    assert "\n" not in str(e.value) and "python -m vision.cards.train mid" in str(e.value)
+    assert midnet.MODEL_PATH.is_file()
 
 
 def test_the_card_model_trains_on_tuned_families_only_never_a_held_out_face():

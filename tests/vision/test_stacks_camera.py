@@ -339,3 +339,118 @@ def test_the_spots_are_learnt_from_pictures_of_a_card_laid_on_each(tmp_path, cap
                f"2:{tmp_path / 'empty.png'}", "--image", str(tmp_path / "empty.png")])
     err = capsys.readouterr().err
     assert rc == 2 and "--place-card" in err and "no card found" in err and err.count("\n") == 1
+
+
+def lay_at(r, key, code, like, blank=False, nudge=(0, 0, 0)):
+    """Lay ``code`` on ``key`` where the card ``like`` cards from the bottom lies, nudged by
+    (dx, dy, degrees) (a discard of the same card as the one under the top, laid where
+    that one lies)."""
+    _, off, ang, _ = r.scene.cards[key][like]
+    r.reach(key)
+    r.scene.cards[key].append((code, (off[0] + nudge[0], off[1] + nudge[1]), ang + nudge[2],
+                               blank))
+    r.show()
+
+
+def test_a_discard_like_the_card_below_and_a_top_taken_wait_for_what_follows():
+    """The sequence that went out of step: a discard of the same card as the one under the
+    top, laid where that one lies, looks like the top taken. The referee waits for the
+    next change: the next player's move (a discard), or the top laid on a pile (taken)."""
+    r = Rig(2)
+    g = r.game
+    r.lay(("place", 0), "R1")
+    r.lay(("discard", 0), "R2")
+    r.lay(("discard", 1), "B4")
+    lay_at(r, ("discard", 0), "R3", 0, nudge=(5, 4, 3))   # almost square on the red 2
+    r.lay(("discard", 1), "B5")
+    assert g.discards[0] == ["R2", "R3"] and g.current == 0
+    r.said()
+    lay_at(r, ("discard", 0), "R2", 0)                 # red 2 again, where the first lies
+    assert "the next move tells" in r.said()
+    assert len(g.history) == 5 and g.current == 0      # nothing decided yet
+    r.show(6)
+    assert r.said() == ""
+    r.lay(("place", 2), "B1")                          # player 2 moves: it was a discard
+    text = r.said()
+    assert "player 1 discards red 2" in text and "player 2 starts blue pile 2" in text
+    assert g.discards[0] == ["R2", "R3", "R2"] and [p.cards for p in g.piles] == [["R1"], ["B1"]]
+    r.lay(("discard", 1), "B3")
+    assert g.current == 0
+    r.said()
+    # player 1 takes the top red 2, nudging the red 3 under it: the pile does not look as
+    # it did, and the card on top now is the one below: in doubt again
+    r.reach(("discard", 0))
+    r.scene.take(("discard", 0))
+    code, (dx, dy), ang, blank = r.scene.cards[("discard", 0)][-1]
+    r.scene.cards[("discard", 0)][-1] = (code, (dx + 3, dy + 2), ang + 1.5, blank)
+    r.show()
+    assert "the next move tells" in r.said() and len(g.history) == 8
+    r.lay(("place", 0), "R2")                          # the top is on the red pile: taken
+    assert "player 1 lays red 2 on pile 1" in r.said()
+    acts = [e["action"] for e in r.entries if e["type"] == "action"]
+    assert acts[-1] == {"kind": "play", "card": "R2", "source": "discard", "pile": 0}
+    assert g.discards[0] == ["R2", "R3"] and g.current == 0
+
+
+def test_an_unreadable_discard_in_doubt_waits_and_the_next_move_waits_behind_it():
+    r = Rig(2)
+    g = r.game
+    r.lay(("discard", 0), "R2")
+    r.lay(("discard", 1), "B4")
+    lay_at(r, ("discard", 0), "R3", 0, nudge=(0, 14, 0))
+    r.lay(("discard", 1), "B5")
+    r.said()
+    lay_at(r, ("discard", 0), "R2", 0, blank=True, nudge=(2, 3, 1))     # nothing to read on it
+    assert "the next move tells" in r.said() and len(g.history) == 4
+    r.lay(("place", 1), "B1")                          # player 2 moves: it was a discard ...
+    text = r.said()
+    assert "the card player 1 laid on their discard pile cannot be read" in text
+    assert len(g.history) == 4 and g.piles == []       # ... of a card nobody guesses
+    r.show(6)
+    assert r.said() == ""
+    r.cam.line("x R2")                                 # typed: then player 2's blue 1
+    text = r.said()
+    assert "player 1 discards red 2" in text and "player 2 starts blue pile 1" in text
+    assert g.current == 1 and [p.cards for p in g.piles] == [["B1"]]
+
+
+def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
+    r = Rig(2)
+    g = r.game
+    r.reach(("place", 3))
+    r.scene.lay(("place", 3), "B1")
+    x, y = r.scene.centre(("place", 3))
+    r.scene.hand = (x + 5, y + 10)                     # the hand rests on the card's middle
+    r.show(5)
+    text = r.said()
+    assert "the card laid on pile place 4 cannot be read" in text and g.history == []
+    r.scene.hand = None                                # the hand goes: the card is read
+    r.show(5)
+    assert "player 1 starts blue pile 1 with blue 1" in r.said()
+    assert r.cam.waiting == [] and r.cam.waiting_place is None
+    r.lay(("place", 3), "B2")
+    assert "player 1 lays blue 2 on pile 1" in r.said()
+
+
+def test_an_unreadable_block_keeps_the_sequence_open_until_it_is_typed():
+    g = StacksGame(2, known=False)
+    r = Rig(game=g)
+    for c in ("R1", "R2", "R3", "R4"):                # a red pile of four, on place 1
+        r.scene.lay(("place", 0), c)
+    g.piles = [Pile("R", ["R1", "R2", "R3", "R4"])]
+    r.cam.place_pile[0] = g.piles[0]
+    r.show(1)
+    r.cam.watcher._base.clear()
+    r.show(4)
+    r.lay(("place", 0), "R5")
+    assert "Block?" in r.said() and g.pending is not None
+    r.lay(("out", 0), "BL", blank=True)                # player 2's Block, unreadable
+    assert "cannot be read" in r.said()
+    r.take(("place", 0), all_=True)                    # the pile set aside, its 5 on top
+    r.lay(("out", 0), "R5")
+    assert "chip" not in r.said() and g.pending is not None and g.chips[0]["R"] == 0
+    r.cam.line("BL 2")                                 # typed: the SEQUENCE is blocked
+    assert "player 2 plays Block" in r.said()
+    assert g.pending is None and g.chips[0]["R"] == 0 and g.piles == []
+    r.show(4)
+    assert r.said() == ""

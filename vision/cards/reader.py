@@ -6,10 +6,11 @@ the most paper; on the edges that are new, the changed parts grouped, the two bi
 the part wide enough to be a card). Each rectangle found is read; a card is named only when
 every rectangle that names a card names the same one.
 
-Reading (:func:`read_net`): the learned index reader (:mod:`vision.cards.cardnet`, a small
-CNN trained on the TUNED card families only) reads both index corners of the straightened
-card; a card is named when both corners name it, or one names it surely and the other sees
-no index (a hand over it); otherwise it is ``unknown`` with the reason. Thresholds were
+Reading (:func:`read_net`): two learned readers trained on the TUNED card families only read
+the straightened card two ways: the index reader (:mod:`vision.cards.cardnet`) both index
+corners, the middle reader (:mod:`vision.cards.midnet`) the whole card with its pips and
+court picture. A card is named when one way reads it surely and no way reads another card
+(:func:`combined_decision`); otherwise it is ``unknown`` with the reason. Thresholds were
 chosen on tuned piles (docs/cards.md). Without the model file the classic reader
 (:func:`read_classic`: prototypes of rank glyphs and suit signs, ``prototypes.npz``, rebuilt
 by ``python -m vision.cards.train``, with a pip count) reads instead.
@@ -39,6 +40,11 @@ MIN_SUIT_MARGIN = 0.03
 NET_BOTH = 0.5           # each corner, when both name the card
 NET_ONE = 0.95           # the one corner, when the other sees no index (a hand over it)
 NET_OTHER_NONE = 0.5     # ... and how sure that other corner is that it shows no index
+# The middle reader (midnet): chosen on tuned validation piles (docs/cards.md).
+MID_SURE = 0.9           # the middle alone names the card (no corner names another)
+MID_CONFIRM = 0.5        # the middle confirms the card one corner alone names
+MID_VETO = 0.9           # the middle names another card this surely: the corners' card is doubted
+CORNER_VETO = 0.3        # a corner names another card this surely: the middle's card is doubted
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
 
@@ -70,6 +76,9 @@ class CardReading:
     corners: list = field(default_factory=list)
     pips: int | None = None
     probs: np.ndarray | None = None       # the learned reader's corner probabilities (2 x 53)
+    middle: str | None = None             # the card the middle reader finds likeliest
+    mid_probs: np.ndarray | None = None   # the middle reader's probabilities (53)
+    way: str = ""                         # named from "index", "middle" or "both"
 
     @property
     def known(self) -> bool:
@@ -278,12 +287,68 @@ def net_decision(p: np.ndarray, pips: int | None, both: float | None = None,
     return code, ""
 
 
+def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = None,
+                      t: dict | None = None) -> tuple[str | None, str, str]:
+    """(card or None, reason, way) from the index corners' probabilities ``p`` (2 x 53) and
+    the middle's ``pm`` (53, or None without the middle reader). A card is named when
+
+    - the corners name it (:func:`net_decision`) and the middle does not name another card
+      (at least ``MID_VETO``), or
+    - the middle names it (at least ``MID_SURE``; ``MID_CONFIRM`` when a corner names it too)
+      and no corner names another card (at least ``CORNER_VETO``);
+
+    anything else is unknown. ``t`` overrides thresholds by name (the tuning grid)."""
+    t = t or {}
+    g = {k: t.get(k, globals()[k]) for k in ("NET_BOTH", "NET_ONE", "NET_OTHER_NONE", "MID_SURE",
+                                             "MID_CONFIRM", "MID_VETO", "CORNER_VETO")}
+    code, reason = net_decision(p, pips, g["NET_BOTH"], g["NET_ONE"], g["NET_OTHER_NONE"])
+    if pm is None:
+        return code, reason, "index" if code else ""
+    m = int(np.argmax(pm))
+    mid = cardnet.CODES[m] if m != cardnet.NONE else None
+    mconf = float(pm[m])
+    if code:
+        if mid and mid != code and mconf >= g["MID_VETO"]:
+            return None, f"the corners read {code} but the middle {mid} ({mconf:.2f})", ""
+        return code, "", "both" if mid == code else "index"
+    k = p.argmax(axis=1)
+    corner = [cardnet.CODES[i] if i != cardnet.NONE else None for i in k]
+    if mid is None:
+        return None, reason + "; the middle reads no card", ""
+    other = [c for j, c in enumerate(corner) if c and c != mid and p[j, k[j]] >= g["CORNER_VETO"]]
+    if other:
+        return None, reason + f"; the middle reads {mid} but a corner {other[0]}", ""
+    need = g["MID_CONFIRM"] if mid in corner else g["MID_SURE"]
+    if mconf < need:
+        return None, reason + f"; the middle reads {mid}, not surely ({mconf:.2f})", ""
+    want = PIP_COUNT.get(mid[0])
+    if want is not None and pips is not None and pips != want:
+        return None, f"the middle reads {mid} but {pips} pips were counted", ""
+    return mid, "", "middle"
+
+
+def _mid_probabilities(card: np.ndarray) -> np.ndarray | None:
+    """The middle reader's probabilities, or None when its model file cannot be loaded (the
+    index corners then read alone)."""
+    from . import midnet
+    try:
+        net = midnet.shipped()
+    except cardnet.ModelError:
+        return None
+    return net.probabilities(card)
+
+
 def read_net(card: np.ndarray) -> CardReading:
     p = cardnet.shipped().probabilities(cardnet.corner_inputs(card))
+    pm = _mid_probabilities(card)
     pips = None     # the pip count is not asked: on tuned piles it refused right readings only
-    code, reason = net_decision(p, pips)
+    code, reason, way = combined_decision(p, pm, pips)
     k = p.argmax(axis=1)
-    return CardReading(code, reason=reason, pips=pips, probs=p,
+    mid = None
+    if pm is not None and int(np.argmax(pm)) != cardnet.NONE:
+        mid = cardnet.CODES[int(np.argmax(pm))]
+    return CardReading(code, reason=reason, pips=pips, probs=p, middle=mid, mid_probs=pm,
+                       way=way,
                        corners=[cardnet.CODES[i] if i != cardnet.NONE else None for i in k])
 
 

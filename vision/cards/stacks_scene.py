@@ -76,6 +76,7 @@ class StacksTableScene:
         _place(self.table, back, (550, 400), 0, PX, 0.5)               # the draw deck
         self.cards: dict[tuple, list] = {}
         self.hand = None
+        self._drawn = None                          # (the cards drawn, the canvas)
 
     def centre(self, key):
         kind, k = key
@@ -95,14 +96,18 @@ class StacksTableScene:
 
     def frame(self) -> np.ndarray:
         """The table now (the cards of each spot drawn in the order laid, an arm if any)."""
-        canvas = self.table.copy()
-        for key, cards in self.cards.items():
-            cx, cy = self.centre(key)
-            for code, off, ang, blank in cards[-6:]:      # those below are hidden
-                im = stacks_card_image(code, self.style, 240)
-                if blank:                           # a card with nothing to read on it
-                    im[..., :3] = np.uint8(self.style.paper)
-                _place(canvas, im, (cx + off[0], cy + off[1]), ang, PX, 0.5)
+        laid = [(key, list(cards)) for key, cards in self.cards.items()]
+        if self._drawn is None or self._drawn[0] != laid:   # drawn again only when changed
+            canvas = self.table.copy()
+            for key, cards in self.cards.items():
+                cx, cy = self.centre(key)
+                for code, off, ang, blank in cards[-6:]:      # those below are hidden
+                    im = stacks_card_image(code, self.style, 240)
+                    if blank:                           # a card with nothing to read on it
+                        im[..., :3] = np.uint8(self.style.paper)
+                    _place(canvas, im, (cx + off[0], cy + off[1]), ang, PX, 0.5)
+            self._drawn = (laid, canvas)
+        canvas = self._drawn[1].copy()
         if self.hand is not None:                   # an arm from the bottom edge
             x, y = self.hand
             cv2.line(canvas, (int(x) + 80, H + 60), (int(x), int(y)), SKIN[2], 70)

@@ -316,6 +316,21 @@ class StacksWatcher:
         now, first = self._tried.get(key), getattr(self, "_first", {}).get(key)
         return now is not None and first is not None and self._change(first, now) < MIN_CHANGE
 
+    def picture(self, key):
+        """The spot's reference picture now (what it showed when its last change was
+        accepted), to be compared later with :meth:`likeness`."""
+        return self._base.get(key)
+
+    def likeness(self, key, picture) -> float | None:
+        """How much of the spot's square (in %) differs between its picture now (its change
+        reported) and ``picture`` (one of its earlier :meth:`picture`): under 1 % the spot
+        looks as it did then (a card taken off the pile shows the pile as it was before that
+        card was laid). None when either is unknown."""
+        now = self._tried.get(key)
+        if now is None or picture is None or picture.shape != now.shape:
+            return None
+        return self._change(picture, now)
+
     def accept(self, key) -> None:
         """The change on ``key`` is in the game: the spot as it is now is the reference."""
         tried = self._tried.pop(key, None)

@@ -2,7 +2,8 @@
 
     python -m vision.cards.train          # writes vision/cards/prototypes.npz
     python -m vision.cards.train net      # the learned index reader, vision/cards/cardnet.onnx
-    python -m vision.cards.train tune     # its thresholds, on tuned piles
+    python -m vision.cards.train mid      # the middle reader, vision/cards/midnet.onnx
+    python -m vision.cards.train tune     # their thresholds, on tuned piles
 
 Every card of every tuned family, in several seeded styles, is drawn, straightened (with
 small shifts, turns and blur, as a camera would give it) and its index corners cut into a
@@ -65,6 +66,9 @@ def build_prototypes(seed: int = 24) -> dict:
 def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    if argv and argv[0] == "mid":                 # the learned middle reader (train_mid.py)
+        from . import train_mid
+        return train_mid.main(argv[1:])
     if argv and argv[0] in ("net", "tune"):       # the learned index reader (train_net.py)
         from . import train_net
         return train_net.main(argv[1:] if argv[0] == "net" else argv)

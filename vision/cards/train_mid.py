@@ -1,0 +1,322 @@
+"""Retrain the card middle reader (vision/cards/midnet.onnx) from seeded pile scenes of the
+TUNED card families only, widened as for the index reader (docs/cards.md):
+
+    nice -n 10 python -m vision.cards.train mid --seed 1      # data, training, export
+
+Each scene is a discard pile (:func:`vision.cards.scene.render_pile`, tuned scene families)
+with its new card in a training style (:func:`vision.cards.train_net.training_style`). The
+card is straightened from its true corners moved a little at random (the finder's error),
+turned half round half the time, and in most views one or both index corners are hidden
+under a painted hand-like blob (so the network learns the middle: the pips, the ace, the
+court picture). Its label is the card, or ``none`` when the scene's hand covers most of it
+or the rectangle is far off the card. Needs the ``train`` extra (torch, Pillow, onnx) and
+the DejaVu fonts (Debian ``fonts-dejavu-core``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from . import midnet, reader
+from .scene import render_pile
+from .styles import CODES
+from .train_net import _jitter, _to_u8, augment, training_style, ttf_fonts, FONT_DIRS
+
+NONE_COVER = 0.55      # a card more covered than this by the hand: ``none``
+
+
+def _blob(norm: np.ndarray, corner: int, rng: np.random.Generator) -> None:
+    """Paint a hand-like blob (a flat colour, soft edge) over index corner ``corner`` (0 the
+    top-left, 1 the bottom-right) of a paper-normalised card, in place."""
+    h, w = norm.shape[:2]
+    m = np.zeros((h, w), np.float32)
+    cx, cy = rng.uniform(0.03, 0.2) * w, rng.uniform(0.03, 0.2) * h
+    ax, ay = rng.uniform(0.15, 0.35) * w, rng.uniform(0.12, 0.26) * h
+    cv2.ellipse(m, (int(cx), int(cy)), (int(ax), int(ay)), float(rng.uniform(0, 180)), 0, 360,
+                1.0, -1)
+    m = cv2.GaussianBlur(m, (0, 0), 1.5)
+    if corner:
+        m = m[::-1, ::-1]
+    col = np.float32(rng.uniform(0.2, 1.2, 3))
+    if rng.random() < 0.5:                      # skin-like: red over blue
+        col = np.float32(sorted(rng.uniform(0.3, 1.1, 3)))
+    norm[:] = norm * (1 - m[..., None]) + col * m[..., None]
+
+
+def scene_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3):
+    """Whole-card inputs (uint8, paper-normalised x 170) and labels from one scene."""
+    st = training_style(rng, fonts)
+    s = render_pile(rng, "tuned", style=st, hand_over=True if rng.random() < 0.35 else None)
+    code = CODES.index(s.code)
+    L = s.card_px
+    hm = s.hand_mask if s.hand_mask is not None else np.zeros(s.after.shape[:2], np.float32)
+    xs, ys = [], []
+    for j in range(jitters):
+        q = _jitter(s.quad, L, rng)
+        label = code
+        if j == jitters - 1 and rng.random() < 0.25:     # a rectangle far off the card
+            a = rng.uniform(0, 2 * np.pi)
+            q = q + np.float32([np.cos(a), np.sin(a)]) * L * rng.uniform(0.35, 0.7)
+            label = midnet.NONE
+        img = s.after
+        if rng.random() < 0.3:
+            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
+        if rng.random() < 0.3:
+            f = rng.uniform(0.6, 0.9)
+            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+        card = reader.straighten(img, q)
+        cover = float(reader.straighten(hm, q).mean())
+        if label == code and cover > NONE_COVER:
+            label = midnet.NONE
+        norm = midnet.paper_normalised(card)
+        if rng.random() < 0.75:                  # index corners hidden: read the middle
+            which = int(rng.integers(3))
+            for c in (0, 1):
+                if which == 2 or which == c:
+                    _blob(norm, c, rng)
+        if rng.random() < 0.5:
+            norm = np.ascontiguousarray(norm[::-1, ::-1])
+        xs.append(_to_u8(midnet.mid_crop(norm)))
+        ys.append(label)
+    return xs, ys
+
+
+def _chunk(args):
+    seed, start, count = args
+    fonts = ttf_fonts()
+    cv2.setNumThreads(1)
+    X, Y, S = [], [], []
+    for i in range(start, start + count):
+        rng = np.random.default_rng([seed, 77, i])
+        xs, ys = scene_samples(rng, fonts)
+        X += xs
+        Y += ys
+        S += [i] * len(ys)
+    return X, Y, S
+
+
+def make_data(seed: int, scenes: int, jobs: int, cache: Path, progress) -> dict:
+    path = cache / f"mid-seed{seed}-n{scenes}.npz"
+    if path.exists():
+        z = np.load(path)
+        progress(f"data: {path} ({len(z['y'])} cards)")
+        return {k: z[k] for k in z.files}
+    if not ttf_fonts():
+        raise SystemExit("error: no DejaVu fonts in " + ", ".join(FONT_DIRS)
+                         + " (apt-get install fonts-dejavu-core)")
+    per = 50
+    tasks = [(seed, s, min(per, scenes - s)) for s in range(0, scenes, per)]
+    X, Y, S = [], [], []
+    t0 = time.time()
+
+    def take(k, r):
+        X.extend(r[0])
+        Y.extend(r[1])
+        S.extend(r[2])
+        progress(f"data: {min(scenes, (k + 1) * per)}/{scenes} scenes, {time.time() - t0:.0f} s")
+
+    if jobs > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(jobs) as pool:
+            for k, r in enumerate(pool.imap(_chunk, tasks)):
+                take(k, r)
+    else:
+        for k, t in enumerate(tasks):
+            take(k, _chunk(t))
+    data = {"x": np.stack(X).transpose(0, 3, 1, 2), "y": np.int64(Y), "scene": np.int64(S)}
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **data)
+    return data
+
+
+def build_model():
+    """About 5 million multiply-adds a card (a stride-2 first layer: the card's picture is
+    brought down early; the pips are big enough for that)."""
+    import torch.nn as nn
+
+    def block(i, o, stride=1):
+        return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o),
+                nn.ReLU()]
+
+    return nn.Sequential(
+        *block(3, 16, 2), nn.MaxPool2d(2),                 # 42 x 30, then 21 x 15
+        *block(16, 32), nn.MaxPool2d(2),                   # 10 x 7
+        *block(32, 48), *block(48, 64), nn.MaxPool2d(2),   # 5 x 3
+        nn.Flatten(), nn.Dropout(0.25), nn.Linear(64 * 5 * 3, 128), nn.ReLU(),
+        nn.Linear(128, midnet.NONE + 1))
+
+
+def to_input(x_u8):
+    import torch
+    return midnet.scale(torch.from_numpy(x_u8).float() / 170)
+
+
+def train(data: dict, seed: int, epochs: int, progress):
+    import torch
+    import torch.nn.functional as F
+    torch.manual_seed(seed)
+    gen = np.random.default_rng(seed)
+    x, y, sc = data["x"], torch.from_numpy(data["y"]), data["scene"]
+    va = (sc % 10) == 0                     # a tenth of the scenes for validation
+    tr_idx, va_idx = np.nonzero(~va)[0], np.nonzero(va)[0]
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    BATCH = 128
+    steps = epochs * ((len(tr_idx) + BATCH - 1) // BATCH)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    xv = to_input(x[va_idx])
+    for ep in range(epochs):
+        model.train()
+        order = gen.permutation(tr_idx)
+        t0, total, seen = time.time(), 0.0, 0
+        for b in range(0, len(order), BATCH):
+            idx = np.sort(order[b:b + BATCH])
+            xb = augment(to_input(x[idx]), gen)
+            loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+            if b // BATCH % 50 == 0:
+                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} cards, "
+                         f"loss {total / seen:.4f}, {time.time() - t0:.0f} s")
+        model.eval()
+        with torch.no_grad():
+            pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
+        acc = float((pred == y[va_idx]).float().mean())
+        progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
+                 f"{acc:.4f} ({len(va_idx)} cards), {time.time() - t0:.0f} s")
+    model.eval()
+    return model
+
+
+def export(model, out: Path) -> None:
+    import torch
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(2, 3, midnet.SIZE[1], midnet.SIZE[0])
+    kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
+    torch.onnx.export(model, dummy, str(out), input_names=["cards"], output_names=["logits"],
+                      dynamic_axes={"cards": {0: "n"}, "logits": {0: "n"}}, opset_version=11,
+                      do_constant_folding=True, **kw)
+
+
+def tune(views: int, seed: int, model: Path, progress) -> int:
+    """Read the tuned piles of ``python -m vision.cards.train tune`` (its cache, built first
+    when missing) with both readers and print the right and wrong readings for a grid of the
+    middle reader's thresholds (the index reader's as shipped): the thresholds in reader.py
+    are chosen from this."""
+    from . import cardnet, train_net
+    cache = Path("build") / f"cards-tune-seed{seed}-n{views}.npz"
+    if not cache.exists():
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            train_net.tune(views, seed, cardnet.MODEL_PATH, progress)
+    z = np.load(cache, allow_pickle=False)
+    cards, owner, codes = z["cards"], z["owner"], list(z["codes"])
+    net, mid = cardnet.shipped(), midnet.MidNet(model)
+    rows = [([], []) for _ in codes]
+    for card, (i, true) in zip(cards, owner):
+        p = net.probabilities(cardnet.corner_inputs(card))
+        rows[i][1 if true else 0].append((p, mid.probabilities(card)))
+
+    def pile(items, t):
+        names = {reader.combined_decision(p, pm, None, t)[0] for p, pm in items} - {None}
+        return names.pop() if len(names) == 1 else None
+
+    def score(t, which=0):
+        r = w = 0
+        for code, row in zip(codes, rows):
+            got = pile(row[which], t)
+            r += got == code
+            w += got is not None and got != code
+        return r, w
+
+    r, w = score({"MID_SURE": 2.0, "MID_CONFIRM": 2.0, "MID_VETO": 2.0})
+    print(f"index corners alone: right {r / views:.4f}, wrong {w}")
+    print(f"{'sure':>5} {'confirm':>7} {'veto':>5} {'cveto':>5} | {'right':>6} {'wrong':>5} | "
+          f"true outline {'right':>6} {'wrong':>5}")
+    for sure in (0.7, 0.8, 0.9, 0.95):
+        for confirm in (0.3, 0.5, 0.7):
+            for veto in (0.3, 0.5, 0.7, 2.0):
+                for cveto in (0.2, 0.3, 0.5):
+                    t = {"MID_SURE": sure, "MID_CONFIRM": confirm, "MID_VETO": veto,
+                         "CORNER_VETO": cveto}
+                    r, w = score(t)
+                    rt, wt = score(t, 1)
+                    print(f"{sure:5.2f} {confirm:7.2f} {veto:5.2f} {cveto:5.2f} | "
+                          f"{r / views:6.4f} {w:5d} | {rt / views:6.4f} {wt:5d}")
+    for code, row in zip(codes, rows):
+        got = pile(row[0], None)
+        if got is not None and got != code:
+            print(f"wrong with the shipped thresholds: {code} read {got}")
+    return 0
+
+
+def main(argv=None) -> int:
+    if argv and argv[0] == "tune":
+        ap = argparse.ArgumentParser(
+            prog="python -m vision.cards.train mid tune",
+            description="Print right and wrong readings of tuned piles for a grid of the middle "
+                        "reader's thresholds (both readers together).",
+            epilog="example:\n  python -m vision.cards.train mid tune --views 600",
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        ap.add_argument("--views", type=int, default=600, help="tuned piles (default 600)")
+        ap.add_argument("--seed", type=int, default=1)
+        ap.add_argument("--model", type=Path, default=midnet.MODEL_PATH)
+        a = ap.parse_args(argv[1:])
+        cv2.setNumThreads(1)
+        return tune(a.views, a.seed, a.model, lambda t: print(t, file=sys.stderr, flush=True))
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.cards.train mid",
+        description="Retrain the card middle reader (pips, ace, court pictures) from seeded "
+                    "pile scenes of the tuned card families (widened) and export it to ONNX "
+                    "(vision/cards/midnet.onnx). Needs the 'train' extra and the DejaVu fonts.",
+        epilog="examples:\n  nice -n 10 python -m vision.cards.train mid --seed 1\n"
+               "  python -m vision.cards.train mid --scenes 300 --epochs 1 --out /tmp/m.onnx",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=1,
+                    help="seed of the data and the training (default 1)")
+    ap.add_argument("--scenes", type=int, default=8000, help="rendered pile scenes (default 8000)")
+    ap.add_argument("--epochs", type=int, default=6, help="passes over the data (default 6)")
+    ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1: on a shared machine more spin and wait)")
+    ap.add_argument("--cache", type=Path, default=Path("build/cards-data"),
+                    help="where the generated data are kept (default build/cards-data)")
+    ap.add_argument("--out", type=Path, default=midnet.MODEL_PATH,
+                    help=f"the model file (default {midnet.MODEL_PATH})")
+    args = ap.parse_args(argv)
+    if args.scenes < 10 or args.epochs < 1:
+        ap.error("--scenes must be 10 or more and --epochs 1 or more")
+    try:
+        import torch
+    except ImportError:
+        print("error: training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, args.threads))
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    data = make_data(args.seed, args.scenes, args.jobs, args.cache, progress)
+    progress(f"{len(data['y'])} cards, {int((data['y'] == midnet.NONE).sum())} without a middle "
+             "to read")
+    model = train(data, args.seed, args.epochs, progress)
+    export(model, args.out)
+    params = sum(p.numel() for p in model.parameters())
+    progress(f"saved {args.out}: {args.out.stat().st_size / 1024:.1f} KB, {params} parameters")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
