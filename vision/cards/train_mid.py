@@ -159,54 +159,15 @@ def to_input(x_u8):
 
 
 def train(data: dict, seed: int, epochs: int, progress):
-    import torch
-    import torch.nn.functional as F
-    torch.manual_seed(seed)
-    gen = np.random.default_rng(seed)
-    x, y, sc = data["x"], torch.from_numpy(data["y"]), data["scene"]
-    va = (sc % 10) == 0                     # a tenth of the scenes for validation
-    tr_idx, va_idx = np.nonzero(~va)[0], np.nonzero(va)[0]
-    model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    BATCH = 128
-    steps = epochs * ((len(tr_idx) + BATCH - 1) // BATCH)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    xv = to_input(x[va_idx])
-    for ep in range(epochs):
-        model.train()
-        order = gen.permutation(tr_idx)
-        t0, total, seen = time.time(), 0.0, 0
-        for b in range(0, len(order), BATCH):
-            idx = np.sort(order[b:b + BATCH])
-            xb = augment(to_input(x[idx]), gen)
-            loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-            if b // BATCH % 50 == 0:
-                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} cards, "
-                         f"loss {total / seen:.4f}, {time.time() - t0:.0f} s")
-        model.eval()
-        with torch.no_grad():
-            pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
-        acc = float((pred == y[va_idx]).float().mean())
-        progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
-                 f"{acc:.4f} ({len(va_idx)} cards), {time.time() - t0:.0f} s")
-    model.eval()
-    return model
+    """The middle reader trained as the index reader is (:func:`train_net.train`)."""
+    from . import train_net
+    return train_net.train(data, seed, epochs, progress, build=build_model, to_input=to_input,
+                           unit="cards")
 
 
 def export(model, out: Path) -> None:
-    import torch
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(2, 3, midnet.SIZE[1], midnet.SIZE[0])
-    kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-    torch.onnx.export(model, dummy, str(out), input_names=["cards"], output_names=["logits"],
-                      dynamic_axes={"cards": {0: "n"}, "logits": {0: "n"}}, opset_version=11,
-                      do_constant_folding=True, **kw)
+    from . import train_net
+    train_net.export(model, out, midnet.SIZE, "cards")
 
 
 def tune(views: int, seed: int, model: Path, progress) -> int:

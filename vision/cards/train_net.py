@@ -220,15 +220,21 @@ def to_input(x_u8):
     return (torch.from_numpy(x_u8).float() / 170 - 0.6) / 0.4
 
 
-def train(data: dict, seed: int, epochs: int, progress):
+def train(data: dict, seed: int, epochs: int, progress, build=None, to_input=to_input,
+          unit: str = "corners"):
+    """Train ``build()`` (this module's :func:`build_model` by default) on ``data`` (its
+    inputs made by ``to_input``), a tenth of the scenes kept for validation; ``unit``
+    names an input in the progress lines. The card middle reader (train_mid.py) is trained
+    by this too."""
     import torch
     import torch.nn.functional as F
+    build = build or build_model
     torch.manual_seed(seed)
     gen = np.random.default_rng(seed)
     x, y, sc = data["x"], torch.from_numpy(data["y"]), data["scene"]
     va = (sc % 10) == 0                     # a tenth of the scenes for validation
     tr_idx, va_idx = np.nonzero(~va)[0], np.nonzero(va)[0]
-    model = build_model()
+    model = build()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     BATCH = 128
     steps = epochs * ((len(tr_idx) + BATCH - 1) // BATCH)
@@ -249,25 +255,26 @@ def train(data: dict, seed: int, epochs: int, progress):
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
             if b // BATCH % 50 == 0:
-                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} corners, "
+                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} {unit}, "
                          f"loss {total / seen:.4f}, {time.time() - t0:.0f} s")
         model.eval()
         with torch.no_grad():
             pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
         acc = float((pred == y[va_idx]).float().mean())
         progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
-                 f"{acc:.4f} ({len(va_idx)} corners), {time.time() - t0:.0f} s")
+                 f"{acc:.4f} ({len(va_idx)} {unit}), {time.time() - t0:.0f} s")
     model.eval()
     return model
 
 
-def export(model, out: Path) -> None:
+def export(model, out: Path, size: tuple[int, int] = cardnet.SIZE, name: str = "corners") -> None:
+    """``model`` to ONNX at ``out``: inputs ``name`` of ``size`` (width, height), any count."""
     import torch
     out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(2, 3, cardnet.SIZE[1], cardnet.SIZE[0])
+    dummy = torch.zeros(2, 3, size[1], size[0])
     kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-    torch.onnx.export(model, dummy, str(out), input_names=["corners"], output_names=["logits"],
-                      dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}}, opset_version=11,
+    torch.onnx.export(model, dummy, str(out), input_names=[name], output_names=["logits"],
+                      dynamic_axes={name: {0: "n"}, "logits": {0: "n"}}, opset_version=11,
                       do_constant_folding=True, **kw)
 
 
