@@ -83,6 +83,18 @@ def press_when_ready(factory, buttons: list[int]) -> threading.Thread:
     return t
 
 
+def run_guide(guide, out: io.StringIO, limit: float = 600) -> int:
+    """``guide.run()``, failing with the transcript when it does not end within ``limit``
+    seconds (answers that ran out leave it waiting for the page: a hang, not a failure)."""
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("code", guide.run()), daemon=True)
+    t.start()
+    t.join(limit)
+    assert not t.is_alive(), "the guide is still waiting; its transcript:\n" + out.getvalue()
+    assert "code" in result, "the guide failed; its transcript:\n" + out.getvalue()
+    return result["code"]
+
+
 def decode_printed_qr(text: str) -> str:
     """The QR code printed with half blocks read back as a picture by OpenCV."""
     runs, run = [], []
@@ -153,7 +165,7 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     answers.at("Enter to close it", look_at_the_page)
     presser = press_when_ready(pins, [16, 12])
     guide = Guide(config, inp=answers, out=out, page=True, page_port=0, mock_gpio=True)
-    code = guide.run()
+    code = run_guide(guide, out)
     presser.join(5)
     said = out.getvalue()
     assert code == 0, said
