@@ -21,7 +21,6 @@ data and, on the same machine, the same model.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -319,44 +318,28 @@ def evaluate(model, x, y, idx):
 
 
 def export(model, out: Path) -> None:
-    import torch
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, CHANNELS, SIDE, SIDE)
-    kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-    torch.onnx.export(model, dummy, str(out), input_names=["spaces"], output_names=["logits"],
-                      dynamic_axes={"spaces": {0: "n"}, "logits": {0: "n"}}, opset_version=11,
-                      do_constant_folding=True, **kw)
+    from .training import export_onnx
+    export_onnx(model, out, (CHANNELS, SIDE, SIDE), "spaces")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m vision.train_spaces",
-        description="Retrain the space classifier from seeded renders of tuned looks and export "
-                    "it to ONNX (vision/models/spaces.onnx). Needs the 'train' extra.",
-        epilog="examples:\n  python -m vision.train_spaces --seed 1\n"
-               "  nice -n 10 python -m vision.train_spaces --seed 1 --jobs 2 --out /tmp/s.onnx",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=1, help="seed of the data and the training (default 1)")
-    ap.add_argument("--scenes", type=int, default=440, help="rendered scenes (default 440)")
+    from . import training
+    ap = training.parser(
+        "python -m vision.train_spaces",
+        "Retrain the space classifier from seeded renders of tuned looks and export it to ONNX "
+        "(vision/models/spaces.onnx). Needs the 'train' extra.",
+        ["python -m vision.train_spaces --seed 1",
+         "nice -n 10 python -m vision.train_spaces --seed 1 --jobs 2 --out /tmp/s.onnx"])
+    training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
-    ap.add_argument("--epochs", type=int, default=3, help="passes over the data (default 3)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
                     help="generic photometric changes and wider grid errors in the data "
                          "(default 1; 0: the data of the first model)")
     ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
-    ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
-    ap.add_argument("--cache", type=Path, default=Path("build/spaces-data"),
-                    help="where the generated data are kept (default build/spaces-data)")
-    ap.add_argument("--out", type=Path, default=MODEL_PATH, help=f"the model file (default {MODEL_PATH})")
     args = ap.parse_args(argv)
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("error: training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
+    if not training.need_torch():
         return 2
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+    progress = training.progress
 
     data = make_data(args.seed, args.scenes, args.frames, args.jobs, args.cache, progress,
                      augment=args.augment)
@@ -367,8 +350,7 @@ def main(argv=None) -> int:
     model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
                   calibrate_t=bool(args.augment))
     export(model, args.out)
-    params = sum(p.numel() for p in model.parameters())
-    progress(f"saved {args.out}: {args.out.stat().st_size / 1024:.1f} KB, {params} parameters")
+    training.saved(model, args.out)
     return 0
 
 

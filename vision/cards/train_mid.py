@@ -15,9 +15,7 @@ the DejaVu fonts (Debian ``fonts-dejavu-core``).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -26,7 +24,7 @@ import numpy as np
 from . import midnet, reader
 from .scene import render_pile
 from .styles import CODES
-from .train_net import _jitter, _to_u8, augment, training_style, ttf_fonts, FONT_DIRS
+from .train_net import _jitter, _to_u8, augment, training_style
 
 NONE_COVER = 0.55      # a card more covered than this by the hand: ``none``
 
@@ -89,51 +87,13 @@ def scene_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3):
 
 
 def _chunk(args):
-    seed, start, count = args
-    fonts = ttf_fonts()
-    cv2.setNumThreads(1)
-    X, Y, S = [], [], []
-    for i in range(start, start + count):
-        rng = np.random.default_rng([seed, 77, i])
-        xs, ys = scene_samples(rng, fonts)
-        X += xs
-        Y += ys
-        S += [i] * len(ys)
-    return X, Y, S
+    from .train_net import render_chunk
+    return render_chunk(args, scene_samples, (77,))
 
 
 def make_data(seed: int, scenes: int, jobs: int, cache: Path, progress) -> dict:
-    path = cache / f"mid-seed{seed}-n{scenes}.npz"
-    if path.exists():
-        z = np.load(path)
-        progress(f"data: {path} ({len(z['y'])} cards)")
-        return {k: z[k] for k in z.files}
-    if not ttf_fonts():
-        raise SystemExit("error: no DejaVu fonts in " + ", ".join(FONT_DIRS)
-                         + " (apt-get install fonts-dejavu-core)")
-    per = 50
-    tasks = [(seed, s, min(per, scenes - s)) for s in range(0, scenes, per)]
-    X, Y, S = [], [], []
-    t0 = time.time()
-
-    def take(k, r):
-        X.extend(r[0])
-        Y.extend(r[1])
-        S.extend(r[2])
-        progress(f"data: {min(scenes, (k + 1) * per)}/{scenes} scenes, {time.time() - t0:.0f} s")
-
-    if jobs > 1:
-        import multiprocessing as mp
-        with mp.get_context("fork").Pool(jobs) as pool:
-            for k, r in enumerate(pool.imap(_chunk, tasks)):
-                take(k, r)
-    else:
-        for k, t in enumerate(tasks):
-            take(k, _chunk(t))
-    data = {"x": np.stack(X).transpose(0, 3, 1, 2), "y": np.int64(Y), "scene": np.int64(S)}
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez(path, **data)
-    return data
+    from . import train_net
+    return train_net.make_data(seed, scenes, jobs, cache, progress, _chunk, "mid", 50, "cards")
 
 
 def build_model():
@@ -225,59 +185,20 @@ def tune(views: int, seed: int, model: Path, progress) -> int:
 
 def main(argv=None) -> int:
     if argv and argv[0] == "tune":
-        ap = argparse.ArgumentParser(
-            prog="python -m vision.cards.train mid tune",
-            description="Print right and wrong readings of tuned piles for a grid of the middle "
-                        "reader's thresholds (both readers together).",
-            epilog="example:\n  python -m vision.cards.train mid tune --views 600",
-            formatter_class=argparse.RawDescriptionHelpFormatter)
-        ap.add_argument("--views", type=int, default=600, help="tuned piles (default 600)")
-        ap.add_argument("--seed", type=int, default=1)
-        ap.add_argument("--model", type=Path, default=midnet.MODEL_PATH)
-        a = ap.parse_args(argv[1:])
-        cv2.setNumThreads(1)
-        return tune(a.views, a.seed, a.model, lambda t: print(t, file=sys.stderr, flush=True))
-    ap = argparse.ArgumentParser(
-        prog="python -m vision.cards.train mid",
-        description="Retrain the card middle reader (pips, ace, court pictures) from seeded "
-                    "pile scenes of the tuned card families (widened) and export it to ONNX "
-                    "(vision/cards/midnet.onnx). Needs the 'train' extra and the DejaVu fonts.",
-        epilog="examples:\n  nice -n 10 python -m vision.cards.train mid --seed 1\n"
-               "  python -m vision.cards.train mid --scenes 300 --epochs 1 --out /tmp/m.onnx",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=1,
-                    help="seed of the data and the training (default 1)")
-    ap.add_argument("--scenes", type=int, default=8000, help="rendered pile scenes (default 8000)")
-    ap.add_argument("--epochs", type=int, default=6, help="passes over the data (default 6)")
-    ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch threads (default 1: on a shared machine more spin and wait)")
-    ap.add_argument("--cache", type=Path, default=Path("build/cards-data"),
-                    help="where the generated data are kept (default build/cards-data)")
-    ap.add_argument("--out", type=Path, default=midnet.MODEL_PATH,
-                    help=f"the model file (default {midnet.MODEL_PATH})")
-    args = ap.parse_args(argv)
-    if args.scenes < 10 or args.epochs < 1:
-        ap.error("--scenes must be 10 or more and --epochs 1 or more")
-    try:
-        import torch
-    except ImportError:
-        print("error: training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
-        return 2
-    torch.set_num_threads(max(1, args.threads))
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    data = make_data(args.seed, args.scenes, args.jobs, args.cache, progress)
-    progress(f"{len(data['y'])} cards, {int((data['y'] == midnet.NONE).sum())} without a middle "
-             "to read")
-    model = train(data, args.seed, args.epochs, progress)
-    export(model, args.out)
-    params = sum(p.numel() for p in model.parameters())
-    progress(f"saved {args.out}: {args.out.stat().st_size / 1024:.1f} KB, {params} parameters")
-    return 0
-
+        from .train_net import tune_main
+        return tune_main(argv[1:], "python -m vision.cards.train mid tune",
+                         "Print right and wrong readings of tuned piles for a grid of the middle "
+                         "reader's thresholds (both readers together).", midnet.MODEL_PATH, tune)
+    from .train_net import card_main
+    return card_main(
+        argv, "python -m vision.cards.train mid",
+        "Retrain the card middle reader (pips, ace, court pictures) from seeded pile scenes of "
+        "the tuned card families (widened) and export it to ONNX (vision/cards/midnet.onnx). "
+        "Needs the 'train' extra and the DejaVu fonts.",
+        ["nice -n 10 python -m vision.cards.train mid --seed 1",
+         "python -m vision.cards.train mid --scenes 300 --epochs 1 --out /tmp/m.onnx"],
+        8000, 6, midnet.MODEL_PATH, make_data, train, export,
+        lambda y: f"{len(y)} cards, {int((y == midnet.NONE).sum())} without a middle to read")
 
 if __name__ == "__main__":
     sys.exit(main())

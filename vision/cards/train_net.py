@@ -16,7 +16,6 @@ onnx) and the DejaVu fonts (Debian ``fonts-dejavu-core``).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import glob
 import sys
@@ -138,49 +137,59 @@ def scene_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3):
     return xs, ys
 
 
-def _chunk(args):
+def render_chunk(args, samples=None, salt: tuple[int, ...] = ()):
+    """(inputs, labels, scene numbers) of scenes ``start`` to ``start + count`` (``args`` is
+    (seed, start, count)), each drawn by ``samples(rng, fonts)`` (this module's
+    :func:`scene_samples` by default) with its own generator (seed, ``salt``, scene)."""
+    samples = samples or scene_samples
     seed, start, count = args
     fonts = ttf_fonts()
     cv2.setNumThreads(1)
     X, Y, S = [], [], []
     for i in range(start, start + count):
-        rng = np.random.default_rng([seed, i])
-        xs, ys = scene_samples(rng, fonts)
+        rng = np.random.default_rng([seed, *salt, i])
+        xs, ys = samples(rng, fonts)
         X += xs
         Y += ys
         S += [i] * len(ys)
     return X, Y, S
 
 
-def make_data(seed: int, scenes: int, jobs: int, cache: Path, progress) -> dict:
-    path = cache / f"cards-seed{seed}-n{scenes}.npz"
+_chunk = render_chunk
+
+
+def make_data(seed: int, scenes: int, jobs: int, cache: Path, progress, chunk=None,
+              prefix: str = "cards", per: int = 100, unit: str = "corners") -> dict:
+    """The training data of ``scenes`` scenes (``chunk((seed, start, count))`` renders some:
+    this module's :func:`_chunk` by default), on ``jobs`` processes, kept in ``cache`` and
+    read from there when they are already made. The middle reader's data are made by this too."""
+    chunk = chunk or _chunk
+    path = cache / f"{prefix}-seed{seed}-n{scenes}.npz"
     if path.exists():
         z = np.load(path)
-        progress(f"data: {path} ({len(z['y'])} corners)")
+        progress(f"data: {path} ({len(z['y'])} {unit})")
         return {k: z[k] for k in z.files}
     if not ttf_fonts():
         raise SystemExit("error: no DejaVu fonts in " + ", ".join(FONT_DIRS)
                          + " (apt-get install fonts-dejavu-core)")
-    per = 100
     tasks = [(seed, s, min(per, scenes - s)) for s in range(0, scenes, per)]
     X, Y, S = [], [], []
     t0 = time.time()
+
+    def take(k, r):
+        X.extend(r[0])
+        Y.extend(r[1])
+        S.extend(r[2])
+        progress(f"data: {min(scenes, (k + 1) * per)}/{scenes} scenes, {time.time() - t0:.0f} s")
+
     if jobs > 1:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(jobs) as pool:
-            for k, (x, y, s) in enumerate(pool.imap(_chunk, tasks)):
-                X += x
-                Y += y
-                S += s
-                progress(f"data: {min(scenes, (k + 1) * per)}/{scenes} scenes, "
-                         f"{time.time() - t0:.0f} s")
+            for k, r in enumerate(pool.imap(chunk, tasks)):
+                take(k, r)
     else:
         for k, t in enumerate(tasks):
-            x, y, s = _chunk(t)
-            X += x
-            Y += y
-            S += s
-            progress(f"data: {min(scenes, (k + 1) * per)}/{scenes} scenes, {time.time() - t0:.0f} s")
+            take(k, chunk(t))
     data = {"x": np.stack(X).transpose(0, 3, 1, 2), "y": np.int64(Y), "scene": np.int64(S)}
     cache.mkdir(parents=True, exist_ok=True)
     np.savez(path, **data)
@@ -269,13 +278,8 @@ def train(data: dict, seed: int, epochs: int, progress, build=None, to_input=to_
 
 def export(model, out: Path, size: tuple[int, int] = cardnet.SIZE, name: str = "corners") -> None:
     """``model`` to ONNX at ``out``: inputs ``name`` of ``size`` (width, height), any count."""
-    import torch
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(2, 3, size[1], size[0])
-    kw = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-    torch.onnx.export(model, dummy, str(out), input_names=[name], output_names=["logits"],
-                      dynamic_axes={name: {0: "n"}, "logits": {0: "n"}}, opset_version=11,
-                      do_constant_folding=True, **kw)
+    from ..training import export_onnx
+    export_onnx(model, out, (3, size[1], size[0]), name)
 
 
 def pile_decision(items, both, one, other_none) -> str | None:
@@ -347,57 +351,52 @@ def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "tune":
-        ap = argparse.ArgumentParser(prog="python -m vision.cards.train tune",
-                                     description="Print right and wrong readings of tuned piles "
-                                                 "for a grid of the learned reader's thresholds.",
-                                     epilog="example:\n  python -m vision.cards.train tune --views 600",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-        ap.add_argument("--views", type=int, default=600, help="tuned piles (default 600)")
-        ap.add_argument("--seed", type=int, default=1)
-        ap.add_argument("--model", type=Path, default=cardnet.MODEL_PATH)
-        a = ap.parse_args(argv[1:])
-        cv2.setNumThreads(1)
-        return tune(a.views, a.seed, a.model, lambda t: print(t, file=sys.stderr, flush=True))
+        return tune_main(argv[1:], "python -m vision.cards.train tune",
+                         "Print right and wrong readings of tuned piles for a grid of the "
+                         "learned reader's thresholds.", cardnet.MODEL_PATH, tune)
 
-    ap = argparse.ArgumentParser(
-        prog="python -m vision.cards.train net",
-        description="Retrain the learned card index reader from seeded pile scenes of the tuned "
-                    "card families (widened) and export it to ONNX (vision/cards/cardnet.onnx). "
-                    "Needs the 'train' extra and the DejaVu fonts.",
-        epilog="examples:\n  python -m vision.cards.train net --seed 1\n"
-               "  nice -n 10 python -m vision.cards.train net --scenes 600 --out /tmp/c.onnx",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=1, help="seed of the data and the training (default 1)")
-    ap.add_argument("--scenes", type=int, default=6000, help="rendered pile scenes (default 6000)")
-    ap.add_argument("--epochs", type=int, default=5, help="passes over the data (default 5)")
-    ap.add_argument("--jobs", type=int, default=2, help="processes rendering the data (default 2)")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch threads (default 1: on a shared machine more spin and wait)")
-    ap.add_argument("--cache", type=Path, default=Path("build/cards-data"),
-                    help="where the generated data are kept (default build/cards-data)")
-    ap.add_argument("--out", type=Path, default=cardnet.MODEL_PATH,
-                    help=f"the model file (default {cardnet.MODEL_PATH})")
+    return card_main(
+        argv, "python -m vision.cards.train net",
+        "Retrain the learned card index reader from seeded pile scenes of the tuned card "
+        "families (widened) and export it to ONNX (vision/cards/cardnet.onnx). Needs the "
+        "'train' extra and the DejaVu fonts.",
+        ["python -m vision.cards.train net --seed 1",
+         "nice -n 10 python -m vision.cards.train net --scenes 600 --out /tmp/c.onnx"],
+        6000, 5, cardnet.MODEL_PATH, make_data, train, export,
+        lambda y: f"{len(y)} corners, {int((y == cardnet.NONE).sum())} without an index")
+
+
+def tune_main(argv, prog: str, description: str, model: Path, tune) -> int:
+    """A card reader's ``tune`` command: --views, --seed, --model, then ``tune``."""
+    from .. import training
+    ap = training.parser(prog, description, [f"{prog} --views 600"])
+    ap.add_argument("--views", type=int, default=600, help="tuned piles (default 600)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", type=Path, default=model)
+    a = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    return tune(a.views, a.seed, a.model, training.progress)
+
+
+def card_main(argv, prog: str, description: str, examples: list[str], scenes: int, epochs: int,
+              out: Path, make_data, train, export, counted) -> int:
+    """The card readers' training command: options, data, training, export (``counted``:
+    the line that says what the data hold, from its labels)."""
+    from .. import training
+    ap = training.parser(prog, description, examples)
+    training.add_common(ap, scenes, epochs, Path("build/cards-data"), out,
+                        scenes_help="rendered pile scenes")
     args = ap.parse_args(argv)
     if args.scenes < 10 or args.epochs < 1:
         ap.error("--scenes must be 10 or more and --epochs 1 or more")
-    try:
-        import torch
-    except ImportError:
-        print("error: training needs PyTorch: pip install -e '.[train]'", file=sys.stderr)
+    if not training.need_torch(args.threads):
         return 2
-    torch.set_num_threads(max(1, args.threads))
-
-    def progress(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    data = make_data(args.seed, args.scenes, args.jobs, args.cache, progress)
-    progress(f"{len(data['y'])} corners, {int((data['y'] == cardnet.NONE).sum())} without an index")
-    model = train(data, args.seed, args.epochs, progress)
+    data = make_data(args.seed, args.scenes, args.jobs, args.cache, training.progress)
+    training.progress(counted(data["y"]))
+    model = train(data, args.seed, args.epochs, training.progress)
     export(model, args.out)
-    params = sum(p.numel() for p in model.parameters())
-    progress(f"saved {args.out}: {args.out.stat().st_size / 1024:.1f} KB, {params} parameters")
+    training.saved(model, args.out)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
