@@ -199,6 +199,18 @@ def test_a_video_file_plays_at_its_container_frame_rate(film, fast_run, tmp_path
         [(x["kind"], x["spaces"], x["frame"]) for x in folder if x["type"] == "verdict"]
 
 
+def _settled(stab, readings, hand_frames):
+    """(frame number, observation) of each settled board ``stab`` gives from ``readings``
+    (ten frames a second); never one in a frame of ``hand_frames``."""
+    seen = []
+    for n, reading in enumerate(readings):
+        obs = stab.update(reading, n / 10, names=LAYOUT.space_name)
+        assert obs is None or n not in hand_frames      # never while a hand is there
+        if obs is not None:
+            seen.append((n, obs))
+    return seen
+
+
 def _covered(reading, spaces):
     """The reading with ``spaces`` read as covered (unknown), as glare or a mark the reader
     takes for a hand would make them."""
@@ -224,12 +236,7 @@ def test_a_cover_that_never_moves_does_not_hold_the_board_back_but_a_hand_still_
     hand_frames = [n for n, r in enumerate(readings) if len([o for o in r.occluded if o]) > 3]
     assert hand_frames, "the hand placing e5 must cover spaces of its own"
     stab = Stabiliser(settle=0.6)
-    seen = []
-    for n, reading in enumerate(readings):
-        obs = stab.update(reading, n / 10, names=LAYOUT.space_name)
-        assert obs is None or n not in hand_frames      # never while the hand is there
-        if obs is not None:
-            seen.append((n / 10, obs))
+    seen = [(n / 10, obs) for n, obs in _settled(stab, readings, hand_frames)]
     assert [o[e5] for _, o in seen] == [SpaceState.EMPTY, SpaceState.BLUE]
     assert all(o[j6] is SpaceState.UNKNOWN for _, o in seen)
     assert seen[0][0] >= stab.stuck_after
@@ -294,12 +301,7 @@ def test_specks_of_glare_read_as_covered_now_here_now_there_do_not_hold_the_boar
     specked = [r if n in hand_frames else _specks(r, glare[n % 4])
                for n, r in enumerate(readings)]
     stab = Stabiliser(settle=0.6)
-    seen = []
-    for n, reading in enumerate(specked):
-        obs = stab.update(reading, n / 10, names=LAYOUT.space_name)
-        assert obs is None or n not in hand_frames      # never while a hand is there
-        if obs is not None:
-            seen.append((n, obs))
+    seen = _settled(stab, specked, hand_frames)
     assert [(o[h3], o[e5]) for _, o in seen] == [
         (SpaceState.EMPTY, SpaceState.EMPTY), (SpaceState.GREEN, SpaceState.EMPTY),
         (SpaceState.GREEN, SpaceState.BLUE)]

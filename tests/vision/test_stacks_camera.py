@@ -140,8 +140,10 @@ def test_an_unreadable_card_waits_for_the_typed_card():
     assert "player 1 lays red 2 on pile 1" in r.said()
 
 
-def test_specials_on_the_out_of_play_pile_and_a_completed_pile_taken_away():
-    g = StacksGame(3, known=False)
+def _red_pile_of_four(players: int):
+    """A game of ``players`` and its rig with a red pile of four on place 1, known to both,
+    seen settled."""
+    g = StacksGame(players, known=False)
     r = Rig(game=g)
     for c in ("R1", "R2", "R3", "R4"):                # a red pile of four, on place 1
         r.scene.lay(("place", 0), c)
@@ -150,6 +152,11 @@ def test_specials_on_the_out_of_play_pile_and_a_completed_pile_taken_away():
     r.show(1)                                          # the pile moves: a new reference
     r.cam.watcher._base.clear()
     r.show(4)
+    return g, r
+
+
+def test_specials_on_the_out_of_play_pile_and_a_completed_pile_taken_away():
+    g, r = _red_pile_of_four(3)
     assert r.said() == ""
     r.lay(("out", 0), "SK")
     assert "player 1 plays Skip" in r.said()
@@ -433,15 +440,7 @@ def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
 
 
 def test_an_unreadable_block_keeps_the_sequence_open_until_it_is_typed():
-    g = StacksGame(2, known=False)
-    r = Rig(game=g)
-    for c in ("R1", "R2", "R3", "R4"):                # a red pile of four, on place 1
-        r.scene.lay(("place", 0), c)
-    g.piles = [Pile("R", ["R1", "R2", "R3", "R4"])]
-    r.cam.place_pile[0] = g.piles[0]
-    r.show(1)
-    r.cam.watcher._base.clear()
-    r.show(4)
+    g, r = _red_pile_of_four(2)
     r.lay(("place", 0), "R5")
     assert "Block?" in r.said() and g.pending is not None
     r.lay(("out", 0), "BL", blank=True)                # player 2's Block, unreadable
