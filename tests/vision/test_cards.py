@@ -250,3 +250,59 @@ def test_the_card_model_trains_on_tuned_families_only_never_a_held_out_face():
         st = train_net.training_style(rng, ["/nonexistent/Face.ttf"])
         assert st.family in TUNED
         assert st.font not in held_faces and not st.font & cv2.FONT_ITALIC
+
+
+def _corner_error(found, true, card_px):
+    """The largest distance between matching corners of two card outlines, in card lengths."""
+    f = np.float32(found)
+    return min(float(np.max(np.linalg.norm(np.roll(g, k, 0) - true, axis=1)))
+               for g in (f, f[::-1]) for k in range(4)) / card_px
+
+
+# tuned development piles (the seeds of the finder's tuning, docs/cards.md) where a hand's
+# fingers lie over the new card and its changed picture is mostly the hand's
+@pytest.mark.parametrize("i", [7, 13, 271])
+def test_a_card_half_under_a_hand_is_found_and_read(i):
+    s = render_pile(np.random.default_rng([5, i]), "tuned")
+    assert s.hand_over_card
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == s.code, r.reason
+    assert _corner_error(r.quad, s.quad, s.card_px) < 0.08
+
+
+def _fingers_across_a_long_side(s):
+    """Four fingers reaching over one long side of the new card, breaking its outline."""
+    after = s.after.copy()
+    q, L = s.quad, s.card_px
+    a, b = q[1], q[2]                    # a long side (q0-q1 is a short one)
+    n = (a + b) / 2 - q.mean(axis=0)
+    n /= np.linalg.norm(n)
+    for k, t in enumerate((0.3, 0.42, 0.54, 0.66)):
+        base = a + (b - a) * t
+        tip = base - n * (0.18 + 0.05 * (k % 2)) * L
+        cv2.line(after, tuple(int(v) for v in base + n * 0.25 * L), tuple(int(v) for v in tip),
+                 (120, 150, 205), int(0.07 * L))
+        cv2.circle(after, tuple(int(v) for v in tip), int(0.035 * L), (120, 150, 205), -1)
+    return after
+
+
+@pytest.mark.parametrize("family,code,seed", [("classic", "TD", 4), ("classic", "7S", 0)])
+def test_a_card_whose_outline_is_broken_by_fingers_is_found_and_read(family, code, seed):
+    s = render_pile(np.random.default_rng(seed), "tuned", code=code,
+                    style=card_style(family, seed), hand="none")
+    after = _fingers_across_a_long_side(s)
+    r = reader.read_pile(after, s.before, s.card_px)
+    assert r.code == code, r.reason
+    assert _corner_error(r.quad, s.quad, s.card_px) < 0.08
+
+
+def test_a_rectangle_a_little_off_the_card_is_moved_onto_its_edges():
+    s = render_pile(np.random.default_rng(2), "tuned", code="6C",
+                    style=card_style("modern", 2), hand="none")
+    c, L = s.quad.mean(axis=0), s.card_px
+    a = np.deg2rad(2.5)
+    rot = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    off = (s.quad - c) @ rot.T + c + np.float32([0.04, -0.03]) * L
+    assert _corner_error(off, s.quad, L) > 0.05
+    moved = reader.refine_quad(s.after, off, L, reader._new_gradient(s.after, s.before))
+    assert _corner_error(moved, s.quad, L) < 0.015

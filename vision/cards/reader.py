@@ -3,8 +3,11 @@
 Finding: the card-sized rectangle that lies on the edges and holds the paper that changed
 between the frames before and after, searched from several starts (the changed part with
 the most paper; on the edges that are new, the changed parts grouped, the two biggest, and
-the part wide enough to be a card). Each rectangle found is read; a card is named only when
-every rectangle that names a card names the same one.
+the part wide enough to be a card); and rectangles of the card's known size built on the
+straight new edges, each moved onto the card's own visible edges (:func:`line_candidates`,
+:func:`refine_quad`: they find a card whose changed picture is mostly a hand's). Each
+rectangle found is read; a card is named only when every rectangle that names a card names
+the same one.
 
 Reading (:func:`read_net`): two learned readers trained on the TUNED card families only read
 the straightened card two ways: the index reader (:mod:`vision.cards.cardnet`) both index
@@ -591,7 +594,22 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         out.quad = quad
         return out
     quads = _new_card_quads(after, before, card_px)
+    if card_px and LINES:
+        for q in line_candidates(after, before, card_px):
+            if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
+                quads.append(q)
     return read_agreed(after, quads, read_straight, CardReading)
+
+
+#: also read the rectangles built on the new straight edges (:func:`line_candidates`)
+LINES = True
+
+
+def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
+    """Whether two card outlines have every corner within ``tol`` pixels of each other."""
+    p, q = np.float32(p), np.float32(q)
+    return any(float(np.max(np.linalg.norm(np.roll(f, s, 0) - q, axis=1))) < tol
+               for f in (p, p[::-1]) for s in range(4))
 
 
 def read_agreed(after: np.ndarray, quads, read, reading):
@@ -651,4 +669,218 @@ def find_cards(img: np.ndarray, read: bool = True) -> list[CardReading]:
         r = read_straight(straighten(img, quad)) if read else CardReading(None)
         r.quad = quad
         out.append(r)
+    return out
+
+
+# ---------------------------------------------------------------- refining ----------------
+
+def _signed_gradient(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    g = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    return cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+
+
+def _new_gradient(after: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The brightness gradient of the picture after less the one before: the edges that are
+    new (a card below's edge, there before, is not the new card's)."""
+    ax, ay = _signed_gradient(after)
+    bx, by = _signed_gradient(before)
+    return ax - bx, ay - by
+
+
+def _side_fits(grad, c, e, half, reach, n_along=24, diff=None):
+    """For each side of the rectangle (centre ``c``, unit axes ``e`` = (e0, e1), half sides
+    ``half`` = (a/2, b/2)): the line its visible edge lies on, as (angle deviation, signed
+    distance of the line from ``c`` along the side's outward normal, share of the side seen),
+    or None where too little of the side shows (a hand over it). The edge looked for is a
+    drop in brightness going out of the card, searched ``reach`` pixels either way."""
+    gx, gy = grad
+    Hh, Ww = gx.shape
+    out = []
+    t = np.linspace(-0.8, 0.8, n_along, dtype=np.float32)
+    o = np.arange(-reach, reach + 0.5, 0.5, dtype=np.float32)
+    for k in range(4):
+        # sides: 0 at -b/2 e1, 1 at +a/2 e0, 2 at +b/2 e1, 3 at -a/2 e0
+        ax = 1 if k in (0, 2) else 0                   # the axis the normal lies along
+        sign = -1.0 if k in (0, 3) else 1.0
+        nrm = sign * e[ax]
+        along = e[1 - ax]
+        base = c + nrm * half[ax]
+        pts = base[None, None, :] + (t[:, None, None] * half[1 - ax]) * along[None, None, :] \
+            + o[None, :, None] * nrm[None, None, :]
+        mx = pts[..., 0].astype(np.float32)
+        my = pts[..., 1].astype(np.float32)
+        vx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        vy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        resp = -(vx * nrm[0] + vy * nrm[1])             # brighter inside than out
+        inside = (mx >= 0) & (mx < Ww - 1) & (my >= 0) & (my < Hh - 1)
+        resp[~inside] = 0
+        if diff is not None:
+            # the new card's edge: the picture just outside it is as it was before
+            ox = (mx + 4 * nrm[0]).astype(np.float32)
+            oy = (my + 4 * nrm[1]).astype(np.float32)
+            dv = cv2.remap(diff, ox, oy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            resp[dv > 25] = 0
+        out.append((t * half[1 - ax], np.maximum(resp, 0),
+                    float(nrm[0] * -along[1] + nrm[1] * along[0])))
+    # each side: the straight line (offset and slope) along which the edge is strongest on
+    # average; ink near a side (the index, a border line) does not run the side's length
+    fits = []
+    slopes = np.tan(np.deg2rad(np.arange(-3, 3.01, 0.5)))
+    best_all = []
+    for pos, resp, turn in out:
+        n_o = resp.shape[1]
+        oi = np.arange(n_o)[None, :, None]                   # (1, o, 1)
+        shift = np.rint(slopes[:, None, None] * pos[None, None, :] / 0.5).astype(int)
+        idx = oi + shift                                      # (s, o, t)
+        valid = (idx >= 0) & (idx < n_o)
+        vals = np.where(valid, resp[np.arange(len(pos))[None, None, :], np.clip(idx, 0, n_o - 1)], 0)
+        line = vals.mean(axis=2)                              # (s, o)
+        si, oj = np.unravel_index(int(np.argmax(line)), line.shape)
+        on = vals[si, oj] > 0.5 * line[si, oj]
+        best_all.append((float(line[si, oj]), float(on.mean()),
+                         turn * float(np.arctan(slopes[si])), float(o[oj])))
+    ref = max(b[0] for b in best_all)
+    for sc, share, ang, off in best_all:
+        ok = sc >= max(0.3 * ref, 6.0) and share >= 0.35
+        fits.append((ang, off, share) if ok else None)
+    return fits
+
+
+def refine_quad(img: np.ndarray, quad: np.ndarray, card_px: float | None,
+                grad=None, rounds: int = 3, diff=None) -> np.ndarray | None:
+    """``quad`` moved onto the card's own edges: each side fitted on the straight edge it
+    lies on where that edge shows (a hand over part of the card hides some of it), the
+    rectangle turned by the sides' mean turn and each axis placed by the sides seen (both:
+    between them; one: the card's known size from it). ``grad``: the gradient looked at
+    (:func:`_new_gradient` for a new card on a pile); ``diff``: the change between the
+    frames (an edge of the new card has the picture just outside it unchanged). None when
+    no side shows."""
+    if grad is None:
+        grad = _signed_gradient(img)
+    q = np.float32(quad)
+    c = q.mean(axis=0)
+    a = float(np.linalg.norm(q[1] - q[0]))
+    b = float(np.linalg.norm(q[2] - q[1]))
+    e0 = (q[1] - q[0]) / max(a, 1e-6)
+    e1 = (q[2] - q[1]) / max(b, 1e-6)
+    L = card_px or max(a, b)
+    reach = 0.07 * L
+    for r in range(rounds):
+        fits = _side_fits(grad, c, (e0, e1), (a / 2, b / 2), reach, diff=diff)
+        if not any(fits):
+            return None if r == 0 else _corners(c, e0, e1, a, b)
+        # turned by the sides' mean turn (each weighted by how much of it shows)
+        ang = sum(f[0] * f[2] for f in fits if f) / sum(f[2] for f in fits if f)
+        ang = float(np.clip(ang, -0.08, 0.08))
+        R = np.float32([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+        e0, e1 = R @ e0, R @ e1
+        fits = _side_fits(grad, c, (e0, e1), (a / 2, b / 2), reach, diff=diff)
+        d = [None if f is None else f[1] for f in fits]
+        # each axis placed by its sides that show; the card keeps its known size (a line
+        # drawn along a card's edge lies inside it, so the edges found are a little in)
+        for e, lo, hi, size in ((e1, 0, 2, b), (e0, 3, 1, a)):
+            # side lo lies at -(size/2 + d[lo]) along e, side hi at +(size/2 + d[hi])
+            if d[lo] is not None and d[hi] is not None:
+                mid = (d[hi] - d[lo]) / 2
+            elif d[lo] is not None:
+                mid = -d[lo]
+            elif d[hi] is not None:
+                mid = d[hi]
+            else:
+                mid = 0.0
+            c = c + e * mid
+        reach = max(2.0, 0.03 * L)
+    return _corners(c, e0, e1, a, b)
+
+
+def _corners(c, e0, e1, a, b) -> np.ndarray:
+    return np.float32([c - e0 * a / 2 - e1 * b / 2, c + e0 * a / 2 - e1 * b / 2,
+                       c + e0 * a / 2 + e1 * b / 2, c - e0 * a / 2 + e1 * b / 2])
+
+
+def _rect_side_support(grad, diff, quads: np.ndarray, n_along: int = 20) -> np.ndarray:
+    """For rectangles ``quads`` (k x 4 x 2): per side, the share of its length that lies on a
+    new card's edge (brighter inside than out, within 2 pixels, the picture just outside as
+    it was before): (k, 4)."""
+    gx, gy = grad
+    Hh, Ww = gx.shape
+    t = np.linspace(0.1, 0.9, n_along, dtype=np.float32)
+    c = quads.mean(axis=1, keepdims=True)                              # (k, 1, 2)
+    out = np.zeros((len(quads), 4), np.float32)
+    for k in range(4):
+        p0, p1 = quads[:, k], quads[:, (k + 1) % 4]
+        mid = (p0 + p1) / 2
+        nrm = mid - c[:, 0]
+        d = p1 - p0
+        # the outward normal: perpendicular to the side, away from the centre
+        perp = np.stack([-d[:, 1], d[:, 0]], 1)
+        perp /= np.linalg.norm(perp, axis=1, keepdims=True) + 1e-6
+        perp *= np.sign(np.sum(perp * nrm, axis=1, keepdims=True))
+        best = None
+        for o in (-2.0, -1.0, 0.0, 1.0):
+            pts = p0[:, None] + t[None, :, None] * d[:, None] + o * perp[:, None]
+            mx, my = pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32)
+            vx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+            vy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+            r = -(vx * perp[:, None, 0] + vy * perp[:, None, 1])
+            best = r if best is None else np.maximum(best, r)
+        pts = p0[:, None] + t[None, :, None] * d[:, None] + 4 * perp[:, None]
+        dv = cv2.remap(diff, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out[:, k] = np.mean((best > 25) & (dv < 25), axis=1)
+    return out
+
+
+def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3):
+    """Rectangles of the card's known size built on the straight NEW edges of the picture
+    (an edge of the picture after that was not in the picture before): each long enough
+    edge taken as part of one of the card's sides (long or short, the card on either side
+    of it, from either of its ends or centred on it), scored by how much of the four sides
+    lies on a new card edge (a hand over the card hides some, not all), the best ``most``
+    moved onto the card's edges (:func:`refine_quad`). They find a card whose changed
+    picture is mostly a hand's."""
+    if grad is None:
+        grad = _new_gradient(after, before)
+    if diff is None:
+        diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0),
+                           cv2.GaussianBlur(before, (5, 5), 0)).max(axis=2).astype(np.float32)
+    L = float(card_px)
+    ga = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    gb = cv2.GaussianBlur(cv2.cvtColor(before, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    new = cv2.Canny(ga, 30, 90) & ~cv2.dilate(cv2.Canny(gb, 30, 90), np.ones((5, 5), np.uint8))
+    segs = cv2.HoughLinesP(new, 1, np.pi / 180, int(0.12 * L), minLineLength=int(0.22 * L),
+                           maxLineGap=int(0.04 * L) + 1)
+    if segs is None:
+        return []
+    segs = sorted(segs.reshape(-1, 4).astype(np.float32), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1]))
+    hyps = []
+    for x0, y0, x1, y1 in segs[:12]:
+        a, b = np.float32([x0, y0]), np.float32([x1, y1])
+        ln = float(np.linalg.norm(b - a))
+        u = (b - a) / max(ln, 1e-6)
+        n = np.float32([-u[1], u[0]])
+        for aspect in ASPECTS:
+            for side, other in ((L, L / aspect), (L / aspect, L)):
+                if ln > 1.1 * side:
+                    continue
+                for sc in (a + u * side / 2, b - u * side / 2, (a + b) / 2):
+                    for s in (1.0, -1.0):
+                        cc = sc + s * n * other / 2
+                        hyps.append(_corners(cc, u, s * n, side, other))
+    if not hyps:
+        return []
+    hyps = np.float32(hyps)
+    sup = _rect_side_support(grad, diff, hyps)
+    score = np.sort(sup, axis=1)[:, ::-1]
+    score = score[:, 0] + score[:, 1] + 0.5 * score[:, 2]      # three sides may be all there is
+    out, tried = [], []
+    for j in np.argsort(-score):
+        if score[j] < 0.9 or len(out) >= most or len(tried) >= 2 * most:
+            break
+        if any(_same_quad(hyps[j], h, 0.08 * L) for h in tried):
+            continue
+        tried.append(hyps[j])
+        r = refine_quad(after, hyps[j], card_px, grad, diff=diff)
+        if r is not None and not any(_same_quad(r, o, 0.05 * L) for o in out):
+            out.append(r)
     return out
