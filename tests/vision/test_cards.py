@@ -306,3 +306,15 @@ def test_a_rectangle_a_little_off_the_card_is_moved_onto_its_edges():
     assert _corner_error(off, s.quad, L) > 0.05
     moved = reader.refine_quad(s.after, off, L, reader._new_gradient(s.after, s.before))
     assert _corner_error(moved, s.quad, L) < 0.015
+
+
+def test_the_rectangles_built_on_edges_are_never_mirrored():
+    # a card straightened from a mirrored outline reads mirrored (a black JS read as JH)
+    s = render_pile(np.random.default_rng(1), "tuned", code="JS",
+                    style=card_style("jumbo", 1), hand="none")
+    quads = reader.line_candidates(s.after, s.before, s.card_px)
+    assert quads
+    for q in [s.quad] + quads:
+        d0, d1 = q[1] - q[0], q[2] - q[1]
+        assert d0[0] * d1[1] - d0[1] * d1[0] > 0
+    assert reader.read_pile(s.after, s.before, s.card_px).code == "JS"

@@ -866,7 +866,10 @@ def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3)
                 for sc in (a + u * side / 2, b - u * side / 2, (a + b) / 2):
                     for s in (1.0, -1.0):
                         cc = sc + s * n * other / 2
-                        hyps.append(_corners(cc, u, s * n, side, other))
+                        # corners in the finder's own order (turning as x to y), never
+                        # mirrored: a mirrored card would be read mirrored
+                        e0 = u if s > 0 else -u
+                        hyps.append(_corners(cc, e0, s * n, side, other))
     if not hyps:
         return []
     hyps = np.float32(hyps)
