@@ -35,6 +35,8 @@ REFEREE_EPILOG = """examples:
 Keys while it runs: u undo, c confirm (also missed moves it offers), t take the board as it
 stands. A video file or folder is judged on its own frames' time (camera.fps for a folder),
 so the verdicts are the same at any --speed; at its end the run prints a summary and exits 0.
+One run per records folder: a second `seqboard referee` on the same folder stops at once,
+naming the run that uses it (docs/game-record.md); give it another --records DIR.
 """
 
 
