@@ -178,11 +178,12 @@ def test_a_pile_too_small_in_the_stream_is_read_from_a_full_resolution_still():
         seen += w.update(cam.frame())
     assert seen == [(0, "5H")] and w.problem is None
     assert cam.stills == 1                   # one still, taken when the change was seen
-    # without a still the same stream cannot name the card: never a guess
+    # without a still the card is 45 pixels long, under what the reader is measured at: it
+    # may stay unknown or (since the finder fits the card's own edges) be read, never wrong
     w2, seen2 = PileWatcher([spot]), []
     for f in [StillCamera(before).frame()] * 3 + [StillCamera(after).frame()] * 5:
         seen2 += w2.update(f)
-    assert seen2 in ([], [(0, None)])
+    assert seen2 in ([], [(0, None)], [(0, "5H")])
 
 
 def test_a_still_of_another_view_is_not_used_and_the_reason_is_said_once(tmp_path):
