@@ -848,8 +848,8 @@ def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3)
     ga = cv2.GaussianBlur(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     gb = cv2.GaussianBlur(cv2.cvtColor(before, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     new = cv2.Canny(ga, 30, 90) & ~cv2.dilate(cv2.Canny(gb, 30, 90), np.ones((5, 5), np.uint8))
-    segs = cv2.HoughLinesP(new, 1, np.pi / 180, int(0.12 * L), minLineLength=int(0.22 * L),
-                           maxLineGap=int(0.04 * L) + 1)
+    segs = cv2.HoughLinesP(new, 1, np.pi / 180, max(3, int(0.12 * L)),
+                           minLineLength=max(3, int(0.22 * L)), maxLineGap=int(0.04 * L) + 1)
     if segs is None:
         return []
     segs = sorted(segs.reshape(-1, 4).astype(np.float32), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1]))
