@@ -194,8 +194,8 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, crowded_confirms, pairs_tell_turn, refine_grid,
-                        search_corners, settle_grid, twin_mean)
+    from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
+                        pairs_tell_turn, refine_grid, search_corners, settle_grid, twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -239,11 +239,17 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
                 if right:
                     _, _, other, v = max(right, key=lambda r: r[:2])
                     return polish(other, v)
-            if as_found and chips and verdict.better_shift is None and \
-                    crowded_confirms(frame, turned, layout):
-                # a board so full of chips that too few pairs are bare for the mean rank:
-                # the outline's precise corners, enough pairs surely alike under them
-                return turned
+            if as_found and chips and verdict.better_shift is None:
+                if crowded_confirms(frame, turned, layout):
+                    # a board so full of chips that too few pairs are bare for the mean
+                    # rank: the outline's precise corners, enough pairs surely alike under
+                    # them
+                    return turned
+                # fuller still: the chips centred under the outline's corners, and the few
+                # bare pairs telling the turn
+                centred = lattice_confirms(frame, turned, layout)
+                if centred is not None:
+                    return centred
         if not wide:
             grid = settle_grid(frame, quad, layout)
             if not pairs_tell_turn(layout):
