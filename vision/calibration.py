@@ -195,7 +195,8 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
     from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
-                        pairs_tell_turn, refine_grid, search_corners, settle_grid, twin_mean)
+                        pairs_tell_turn, refine_grid, search_corners, settle_bare, settle_grid,
+                        twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -239,6 +240,13 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
                 if right:
                     _, _, other, v = max(right, key=lambda r: r[:2])
                     return polish(other, v)
+                # a little off (the bright board on a dark table, found round its paper):
+                # settled on the bare pairs alone, then the same check
+                near = settle_bare(frame, quad, layout)
+                if near is not None:
+                    v = check_grid(frame, near, layout, chips)
+                    if v.ok:
+                        return polish(near, v)
             if as_found and chips and verdict.better_shift is None:
                 if crowded_confirms(frame, turned, layout):
                     # a board so full of chips that too few pairs are bare for the mean

@@ -268,12 +268,14 @@ def _twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout, pa: np.nd
 
 
 def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
-                steps: tuple[float, ...] = (0.25, 0.12, 0.06), passes: int = 4) -> np.ndarray:
+                steps: tuple[float, ...] = (0.25, 0.12, 0.06), passes: int = 4,
+                pairs: list[tuple[int, int]] | None = None) -> np.ndarray:
     """Move each corner of the grid, a fraction of a space at a time along the board's own
     rows and columns, while the twin spaces grow more alike (their mean likeness): a grid
     found a little off (a glare spot on the board's edge, a corner chip) settles on the
-    spaces. The result still has to pass :func:`check_grid`."""
-    pairs = twin_pairs(layout)
+    spaces. ``pairs``: only those (the pairs left bare of chips); all by default. The
+    result still has to pass :func:`check_grid`."""
+    pairs = twin_pairs(layout) if pairs is None else pairs
     if len(pairs) < 8:
         return np.float32(corners)
     pa = np.array([p[0] for p in pairs])
@@ -493,3 +495,30 @@ def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout
     if best >= TURN_SURE and best >= TURN_SURE * second:
         return options[int(order[0])]
     return None
+
+
+#: pairs left bare enough to settle a grid on them alone (fewer, and the steps could fit a
+#: grid to a few pairs by chance)
+SETTLE_BARE = 12
+
+
+def bare_pairs(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> list[tuple[int, int]]:
+    """The twin pairs with no chip-like middle on either space under the grid."""
+    bare = _bare_spaces(frame, corners, layout)
+    return [p for p in twin_pairs(layout) if bare[p[0]] and bare[p[1]]]
+
+
+def settle_bare(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray | None:
+    """A board in play: the grid (its turn, then fine steps) settled on the pairs left bare
+    of chips only (the chips on the others pull the steps off a right grid), or None when
+    fewer than :data:`SETTLE_BARE` are bare. The result still has to pass
+    :func:`check_grid`."""
+    kept = bare_pairs(frame, corners, layout)
+    if len(kept) < SETTLE_BARE or not pairs_tell_turn(layout):
+        return None
+    pa = np.array([p[0] for p in kept])
+    pb = np.array([p[1] for p in kept])
+    turns = range(4) if layout.rows == layout.cols else (0, 2)
+    options = [np.roll(np.float32(corners), -t, axis=0) for t in turns]
+    best = max(options, key=lambda c: _twin_mean(frame, c, layout, pa, pb))
+    return refine_grid(frame, best, layout, steps=(0.12, 0.06, 0.03), passes=6, pairs=kept)
