@@ -1,5 +1,5 @@
 """Development sets for reading without calibration (tuned looks only, never held out):
-``python -m tools.uncal_dev --set close --scenes 20 --seed 11``.
+``python -m tools.uncal_dev --set edge,dark --scenes 16 --seed 21``.
 
 Renders scenes drawn with ``draw_look(rng, "tuned")`` (at seeds other than the
 benchmark's), changed generically by the set chosen, and reads them as the benchmark's
@@ -7,11 +7,13 @@ benchmark's), changed generically by the set chosen, and reads them as the bench
 without a hand. Sets:
 
 - ``base``: the tuned looks as drawn;
-- ``close``: the camera closer (the board fills the frame, its edge touching or past the
-  frame's edge), tilted 15 to 30 degrees, a little lens bend;
+- ``close``: the camera closer still (scale 0.95 to 1.15, tilted 15 to 35 degrees, a lens
+  bend, JPEG half the time): the grid of spaces itself often runs out of the frame, and
+  those frames are counted (refused as cut off: a part of a board is not read yet);
 - ``edge``: the camera close and tilted 20 to 35 degrees, the board's edge often past the
   frame's edge (frames whose grid of spaces leaves the frame are not counted);
-- ``dark``: the light a third to a half as bright, on a cloth or wood table made darker;
+- ``dark``: the light a third to a half as bright, the table round the board made 15 to
+  35 % as bright;
 - ``full``: boards with 60 to 80 % of the spaces covered.
 
 Prints, per set, spaces right, frames whose grid was refused (and why), and spaces right
@@ -116,9 +118,11 @@ def darken_table(img: np.ndarray, outer: np.ndarray, factor: float) -> np.ndarra
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="example: python -m tools.uncal_dev --set close --scenes 20")
-    ap.add_argument("--set", default="base", help="base, close, dark or full (comma-separated)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="example: python -m tools.uncal_dev --set edge,dark --scenes 16 --seed 21")
+    ap.add_argument("--set", default="base",
+                    help="base, close, edge, dark or full (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--seed", type=int, default=11, help="any but the benchmark's (1)")
     ap.add_argument("-v", "--verbose", action="store_true")
