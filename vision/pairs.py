@@ -420,7 +420,8 @@ CENTRED = 0.1
 #: at least this many chips centred under the grid ...
 LATTICE_CHIPS = 15
 #: ... and this many times as many as under the grid moved half a space any way or resized
-#: by a tenth (on crowded tuned boards: right grids 1.6 to 10 times; see docs/vision.md)
+#: by a tenth (40 crowded tuned frames: right grids 16 to 65 chips centred, the same grids
+#: moved 0.3 or 0.5 of a space or resized by 0.9 to 1.2 at most 6; docs/vision.md)
 LATTICE_RATIO = 2.0
 #: the turn: at least this many of the bare pairs surely alike under it, and this many
 #: times as many as under any other turn
