@@ -194,8 +194,9 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, crowded_confirms, pairs_tell_turn, refine_grid,
-                        search_corners, settle_grid, twin_mean)
+    from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
+                        pairs_tell_turn, refine_grid, search_corners, settle_bare, settle_grid,
+                        twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -214,18 +215,49 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
     def attempt(k: int, quad: np.ndarray, as_found: bool = False, wide: bool = False):
         nonlocal problem
-        if as_found and not wide and pairs_tell_turn(layout):
+        if (as_found or chips) and not wide and pairs_tell_turn(layout):
             # the outline finder's corners are precise when right: confirmed as they are,
-            # they are kept
+            # they are kept. Reading a board in play (chips), any candidate is tried as it
+            # was found too: the steps that settle a grid follow all the pairs, and the
+            # chips on most of them can pull a right quadrilateral (the bright board on a
+            # dark table) a third of a space off; the check is the same either way
             turned = best_turn(frame, quad, layout)
             verdict = check_grid(frame, turned, layout, chips)
             if verdict.ok:
                 return polish(turned, verdict)
-            if chips and verdict.better_shift is None and \
-                    crowded_confirms(frame, turned, layout):
-                # a board so full of chips that too few pairs are bare for the mean rank:
-                # the outline's precise corners, enough pairs surely alike under them
-                return turned
+            if chips:
+                # the turn chosen by all the pairs, most of them under chips, may be wrong:
+                # each other turn checked on the pairs left bare (under a wrong turn they
+                # are unrelated spaces, which the check refuses)
+                right = []
+                for t in range(4) if layout.rows == layout.cols else (0, 2):
+                    other = np.roll(np.float32(quad), -t, axis=0)
+                    if np.abs(other - turned).max() < 1e-3:
+                        continue
+                    v = check_grid(frame, other, layout, chips)
+                    if v.ok:
+                        right.append((v.rank, t, other, v))
+                if right:
+                    _, _, other, v = max(right, key=lambda r: r[:2])
+                    return polish(other, v)
+                # a little off (the bright board on a dark table, found round its paper):
+                # settled on the bare pairs alone, then the same check
+                near = settle_bare(frame, quad, layout)
+                if near is not None:
+                    v = check_grid(frame, near, layout, chips)
+                    if v.ok:
+                        return polish(near, v)
+            if as_found and chips and verdict.better_shift is None:
+                if crowded_confirms(frame, turned, layout):
+                    # a board so full of chips that too few pairs are bare for the mean
+                    # rank: the outline's precise corners, enough pairs surely alike under
+                    # them
+                    return turned
+                # fuller still: the chips centred under the outline's corners, and the few
+                # bare pairs telling the turn
+                centred = lattice_confirms(frame, turned, layout)
+                if centred is not None:
+                    return centred
         if not wide:
             grid = settle_grid(frame, quad, layout)
             if not pairs_tell_turn(layout):

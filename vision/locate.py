@@ -52,7 +52,15 @@ def straighten(frame: np.ndarray, corners: np.ndarray, layout: Layout,
 
 def _diagnose(gray: np.ndarray, quad: np.ndarray | None) -> str:
     h, w = gray.shape
-    if gray.mean() < 45:
+    level = float(gray.mean())
+    if quad is not None:
+        # the board's own light, not the frame's: a board on a dark table is not "too
+        # dark" while its paper (the brighter part of it) is lit
+        inside = np.zeros_like(gray)
+        cv2.fillConvexPoly(inside, np.int32(np.round(order_corners(quad))), 255)
+        if cv2.countNonZero(inside) > 0.02 * gray.size:
+            level = float(np.percentile(gray[inside > 0], 90))
+    if level < 45:
         return "the picture is too dark: turn on more light or open the lens"
     if quad is not None:
         touching = ((quad[:, 0] < 3) | (quad[:, 0] > w - 4) | (quad[:, 1] < 3) | (quad[:, 1] > h - 4)).any()

@@ -268,12 +268,14 @@ def _twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout, pa: np.nd
 
 
 def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
-                steps: tuple[float, ...] = (0.25, 0.12, 0.06), passes: int = 4) -> np.ndarray:
+                steps: tuple[float, ...] = (0.25, 0.12, 0.06), passes: int = 4,
+                pairs: list[tuple[int, int]] | None = None) -> np.ndarray:
     """Move each corner of the grid, a fraction of a space at a time along the board's own
     rows and columns, while the twin spaces grow more alike (their mean likeness): a grid
     found a little off (a glare spot on the board's edge, a corner chip) settles on the
-    spaces. The result still has to pass :func:`check_grid`."""
-    pairs = twin_pairs(layout)
+    spaces. ``pairs``: only those (the pairs left bare of chips); all by default. The
+    result still has to pass :func:`check_grid`."""
+    pairs = twin_pairs(layout) if pairs is None else pairs
     if len(pairs) < 8:
         return np.float32(corners)
     pa = np.array([p[0] for p in pairs])
@@ -409,3 +411,115 @@ def best_turn(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndar
     turns = range(4) if layout.rows == layout.cols else (0, 2)
     options = [np.roll(np.float32(corners), -k, axis=0) for k in turns]
     return max(options, key=lambda c: twin_mean(frame, c, layout))
+
+
+#: a board in play too full of chips for the pairs alone (:func:`lattice_confirms`): the
+#: chips (coloured, smooth discs, not white) centred in their spaces under the grid, within
+#: this share of a space
+CENTRED = 0.1
+#: at least this many chips centred under the grid ...
+LATTICE_CHIPS = 15
+#: ... and this many times as many as under the grid moved half a space any way or resized
+#: by a tenth (40 crowded tuned frames: right grids 16 to 65 chips centred, the same grids
+#: moved 0.3 or 0.5 of a space or resized by 0.9 to 1.2 at most 6; docs/vision.md)
+LATTICE_RATIO = 2.0
+#: the turn: at least this many of the bare pairs surely alike under it, and this many
+#: times as many as under any other turn
+TURN_SURE = 3
+
+
+def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
+    """How many coloured chips (smooth discs of a chip's colour, not white) lie centred in
+    their spaces under the grid: for each, the circle (a third to two fifths of a space in
+    radius) whose edge is strongest, its centre searched over +-0.3 of a space; counted
+    when it is within :data:`CENTRED` of the space's middle. Any printing, any chips:
+    chips sit in the middle of their spaces, and a grid moved or resized puts them off."""
+    from .classify import _centre_spread, chip_colour, features
+    from .locate import straighten
+    from engine.observation import SpaceState
+    cell = 32
+    board = straighten(frame, corners, layout, cell)
+    f = features(board, layout.rows, layout.cols)
+    spread = _centre_spread(board, layout.rows, layout.cols)
+    chips = [i for i in range(layout.size)
+             if spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20
+             and chip_colour(f.centre[i])[0] not in (SpaceState.UNKNOWN, SpaceState.WHITE)]
+    if not chips:
+        return 0
+    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    pad = 16
+    mag = np.pad(np.sqrt((gx * gx + gy * gy).sum(axis=2)), pad)
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    offs = np.arange(-10, 11, 2, dtype=np.float32)
+    dy, dx = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
+    rad = np.float32([0.34, 0.38, 0.42]) * cell
+    # (radii, offsets, angles) sample points round a space's middle
+    ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
+    oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
+    count = 0
+    for i in chips:
+        r, c = divmod(i, layout.cols)
+        cx, cy = c * cell + cell / 2 + pad, r * cell + cell / 2 + pad
+        s = mag[(cy + oy).astype(int), (cx + ox).astype(int)].mean(axis=2)   # (radii, offsets)
+        k = int(np.argmax(s.max(axis=0)))
+        count += bool(np.hypot(dx[k], dy[k]) / cell < CENTRED)
+    return count
+
+
+def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout
+                     ) -> np.ndarray | None:
+    """A board in play so full of chips that too few pairs are bare for the pairs' checks
+    (:func:`check_grid`, :func:`crowded_confirms`): the outline finder's corners stand,
+    turned, when the chips lie centred under them (:func:`centred_chips`: at least
+    :data:`LATTICE_CHIPS`, and :data:`LATTICE_RATIO` times as many as under the grid moved
+    half a space or resized by a tenth) and the pairs left bare tell the turn
+    (:data:`TURN_SURE`). Returns the turned corners, or None. Like
+    :func:`crowded_confirms`, only for the outline's own corners, never a grid searched
+    for (a grid moved a whole space keeps the chips centred)."""
+    if not pairs_tell_turn(layout):
+        return None
+    here = centred_chips(frame, corners, layout)
+    if here < LATTICE_CHIPS:
+        return None
+    for dx, dy, sc in ((0.5, 0, 1), (-0.5, 0, 1), (0, 0.5, 1), (0, -0.5, 1), (0, 0, 1.1),
+                       (0, 0, 0.9)):
+        if here < LATTICE_RATIO * centred_chips(frame, shifted(corners, layout, dx, dy, sc),
+                                                layout):
+            return None
+    turns = range(4) if layout.rows == layout.cols else (0, 2)
+    options = [np.roll(np.float32(corners), -t, axis=0) for t in turns]
+    sure = [surely_alike(frame, o, layout)[2] for o in options]
+    order = np.argsort(sure)[::-1]
+    best, second = sure[order[0]], sure[order[1]]
+    if best >= TURN_SURE and best >= TURN_SURE * second:
+        return options[int(order[0])]
+    return None
+
+
+#: pairs left bare enough to settle a grid on them alone (fewer, and the steps could fit a
+#: grid to a few pairs by chance)
+SETTLE_BARE = 12
+
+
+def bare_pairs(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> list[tuple[int, int]]:
+    """The twin pairs with no chip-like middle on either space under the grid."""
+    bare = _bare_spaces(frame, corners, layout)
+    return [p for p in twin_pairs(layout) if bare[p[0]] and bare[p[1]]]
+
+
+def settle_bare(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray | None:
+    """A board in play: the grid (its turn, then fine steps) settled on the pairs left bare
+    of chips only (the chips on the others pull the steps off a right grid), or None when
+    fewer than :data:`SETTLE_BARE` are bare. The result still has to pass
+    :func:`check_grid`."""
+    kept = bare_pairs(frame, corners, layout)
+    if len(kept) < SETTLE_BARE or not pairs_tell_turn(layout):
+        return None
+    pa = np.array([p[0] for p in kept])
+    pb = np.array([p[1] for p in kept])
+    turns = range(4) if layout.rows == layout.cols else (0, 2)
+    options = [np.roll(np.float32(corners), -t, axis=0) for t in turns]
+    best = max(options, key=lambda c: _twin_mean(frame, c, layout, pa, pb))
+    return refine_grid(frame, best, layout, steps=(0.12, 0.06, 0.03), passes=6, pairs=kept)

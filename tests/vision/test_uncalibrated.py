@@ -1,0 +1,140 @@
+"""`seqboard read PHOTO` without a calibration, on boards printed otherwise than ours: the
+first photo of a board is read even when it lies on a dark table, is so full of chips that
+few pairs of twin spaces are left bare, or its pairs under chips point to the wrong turn;
+and the chips' own places never confirm a grid moved or resized.
+
+The scenes are tuned looks (never a held-out family) in conditions of the development sets
+of tools/uncal_dev.py, each one that was refused before (docs/vision.md, session 4)."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engine.game import builtin_layout
+from engine.observation import Observation, SpaceState
+from tools.uncal_dev import darken_table
+from vision.locate import BoardNotFound, find_outline
+from vision.looks import look_conditions, parse_look
+from vision.pairs import lattice_confirms, shifted
+from vision.reader import BoardReader
+from vision.synth import Conditions, random_board, render
+
+LAYOUT = builtin_layout("classic")
+
+FULL = """\
+. . G R G G G W W .
+G . B . R B B G . G
+R . B . B W . . R .
+G B R W B G G B . B
+. G . R R B G B . B
+W R B W W R . B . .
+. . W . . . G B . B
+. R G B . B . B . G
+. W . . B B G B G .
+. W . G R R G B . ."""
+
+SPARSE = """\
+. R . . . . . B G .
+. . . B W . . B . .
+B B . B . . . G . R
+. W . . . R B . G .
+. W . G . G B . . R
+. R . W . . R . . G
+B . . . B R B . . .
+. G . . B G . G . .
+. G R . . G G . . R
+. W W . B . . . B ."""
+
+TURNED = """\
+. . . . . . R . R .
+. . G R . . G . W .
+. . . B B B W B B R
+. B G R B . . . G B
+R G R R . . G . . W
+R . G . W B R W . W
+. . G . R . . G B .
+. G R B . G . . G R
+. . G . B G R . . .
+. . R . . . B . . ."""
+
+
+def _scene(look: str, board: str, brightness: float, seed: int, **cond):
+    lk = parse_look(look)
+    c = look_conditions(lk)
+    c = replace(c, brightness=brightness, **cond)
+    return render(LAYOUT, Observation.parse(board), c, seed=seed, look=lk)
+
+
+def _space(r) -> float:
+    return float(np.linalg.norm(r.grid_corners[1] - r.grid_corners[0])) / LAYOUT.cols
+
+
+def _read_first_frame(image, r, most_wrong: int):
+    reading = BoardReader(None, LAYOUT).read(image)
+    assert reading.found, reading.problem
+    # the grid found is the board's, the right way round
+    assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
+    wrong = [i for i, (a, t) in enumerate(zip(reading.observation.states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    assert len(wrong) <= most_wrong, wrong
+
+
+@pytest.fixture(scope="module")
+def full_board():
+    # a game late on: 62 of 100 spaces hold chips, few pairs of twins are left bare
+    return _scene("art=ornate,board=mat,chips=opaque,table=cloth,hand=bare,light=lamp,"
+                  "camera=angled,seed=641999417", FULL, 0.88597, 1027502942)
+
+
+def test_a_board_full_of_chips_is_read_on_its_first_photo(full_board):
+    _read_first_frame(full_board.image, full_board, most_wrong=1)
+
+
+def test_a_board_on_a_dark_table_in_dim_light_is_read_and_not_called_too_dark():
+    r = _scene("art=shipped,board=mat,chips=opaque,table=wood,hand=bare,light=daylight,"
+               "camera=angled,seed=414676815", SPARSE, 0.5045, 280246208)
+    image = darken_table(r.image, r.corners, 0.23)
+    _read_first_frame(image, r, most_wrong=1)
+    # the board's paper is lit: whatever the outline finder says, it is not "too dark"
+    try:
+        find_outline(image)
+    except BoardNotFound as exc:
+        assert "too dark" not in str(exc)
+
+
+def test_a_board_whose_chips_hide_the_turn_from_most_pairs_is_read_the_right_way_round():
+    r = _scene("art=plain,board=mat,chips=opaque,table=cloth,hand=sleeve,light=daylight,"
+               "camera=angled,seed=521531261", TURNED, 1.0568, 761767497,
+               # the camera close and tilted (tools/uncal_dev.py's "edge" set)
+               tilt_deg=22.236, rotation_deg=146.949, scale=0.91767,
+               offset=(0.016206, 0.049537), distortion=-0.075182)
+    _read_first_frame(r.image, r, most_wrong=1)
+
+
+def test_chips_centred_under_a_grid_never_confirm_it_moved_or_resized(full_board):
+    r = full_board
+    grid = np.float32(r.grid_corners)
+    for turn in range(4):
+        found = lattice_confirms(r.image, np.roll(grid, -turn, axis=0), LAYOUT)
+        assert found is not None and np.abs(found - grid).max() < 1.0
+    for dx, dy, scale in ((0.5, 0, 1), (0, -0.5, 1), (0.3, 0.3, 1), (0, 0, 1.1), (0, 0, 0.9),
+                          (0, 0, 1.2), (0, 0, 0.8)):
+        assert lattice_confirms(r.image, shifted(grid, LAYOUT, dx, dy, scale), LAYOUT) is None
+
+
+def test_a_close_up_photo_with_the_board_past_the_frame_edge_is_read():
+    # the board's edge runs out of the picture on two sides, its grid of spaces does not
+    # (this already worked before session 4: kept so that it keeps working)
+    board = random_board(LAYOUT, np.random.default_rng(5), fill=0.4)
+    r = render(LAYOUT, board, Conditions(scale=1.03, tilt_deg=15, rotation_deg=10), seed=4,
+               look=parse_look("art=ornate,table=wood,chips=translucent", seed=3))
+    h, w = r.image.shape[:2]
+    assert (r.corners < 0).any() or (r.corners[:, 0] >= w).any() or (r.corners[:, 1] >= h).any()
+    assert (r.grid_corners >= 0).all() and (r.grid_corners[:, 0] < w).all() and \
+        (r.grid_corners[:, 1] < h).all()
+    reading = BoardReader(None, LAYOUT).read(r.image)
+    assert reading.found, reading.problem
+    wrong = [i for i, (a, t) in enumerate(zip(reading.observation.states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    assert wrong == []
