@@ -279,7 +279,21 @@ def score(film: Film, record: Path) -> dict:
     warnings = sum(1 for e in entries if e.get("type") == "verdict" and e.get("kind") == "violation")
     stamped = all("t" in e and "frame" in e for e in entries
                   if e.get("type") in ("observation", "verdict"))
+    # moves applied as `unseen` (their chip on one of several unreadable spaces: counted
+    # missed above, no chip made up), and those whose chip the record later shows, on the
+    # space the true game has, by an edit naming the move (`"unseen": n`)
+    unseen = [n for n, (_, m) in enumerate(result.referee.moves, 1) if m.action == "unseen"]
+    shown = {e["unseen"]: e.get("changed") for e in entries
+             if e.get("type") == "edit" and isinstance(e.get("unseen"), int)}
+    shown_right = 0
+    for n in unseen:
+        names = shown.get(n) or []
+        k = n - 1        # the true move of the same number (the films have no dead cards)
+        if len(names) == 1 and k < len(want) and want[k][1] == "place" and \
+                layout.parse_space(names[0]) == want[k][2]:
+            shown_right += 1
     return {"moves": len(want), "phantom": len(got) - matched, "missed": len(want) - matched,
+            "unseen": len(unseen), "unseen_shown_right": shown_right,
             "caught_up": caught, "warnings": warnings, "exact": got == want,
             "replay_ok": result.ok, "stamped": stamped,
             "first_wrong": next((f"{layout.space_name(w[2])}" for w, g in zip(want, got) if w != g), "")}
@@ -301,7 +315,7 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
         only: list[int] | None = None, reuse: bool = False) -> dict:
     totals = {"games": 0, "moves": 0, "phantom": 0, "missed": 0, "caught_up": 0, "warnings": 0,
               "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0,
-              "refused": 0, "heldout_games": 0}
+              "refused": 0, "heldout_games": 0, "unseen": 0, "unseen_shown_right": 0}
     per_game = []
     t0 = time.perf_counter()
     for g in range(games):
@@ -341,6 +355,8 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
         totals["frames"] += film.frames
         for k in ("moves", "phantom", "missed", "caught_up", "warnings"):
             totals[k] += s[k]
+        for k in ("unseen", "unseen_shown_right"):
+            totals[k] += s.get(k, 0)
         totals["replay_ok"] += s["replay_ok"]
         totals["stamped"] += s["stamped"]
         if film.hidden:
@@ -426,6 +442,8 @@ def figures(totals: dict) -> dict:
         "video_phantom_moves": totals["phantom"],
         "video_missed_moves": totals["missed"],
         "video_moves_caught_up": totals["caught_up"],
+        "video_moves_unseen": totals["unseen"],
+        "video_unseen_shown_right": totals["unseen_shown_right"],
         "video_games_with_hidden_moves": totals["hidden_games"],
         "video_games_recovered": totals["recovered"],
         "video_warnings": totals["warnings"],

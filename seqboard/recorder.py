@@ -165,3 +165,103 @@ def trim_incomplete_tail(path: Path) -> int:
     if cut:
         path.write_text("".join(ln + "\n" for ln in lines), "utf-8")
     return cut
+
+
+class RecordsLock:
+    """One run of a mode (``referee``, ``play``, ``demo``) per records folder at a time.
+
+    Two runs sharing a folder spoil each other's games (``--new`` closes the other run's
+    unfinished game, the page's "resume" takes it over), so the second one is refused before
+    it reads or writes a record. The lock is ``DIR/.seqboard-MODE.lock``, locked with
+    ``flock`` (the kernel lets go when the process ends, however it ends) and holding the
+    pid, the command and the time it started: a lock left by a dead process is simply taken
+    over. Where the file system has no ``flock``, the pid in the file decides: a lock whose
+    process no longer runs is taken over.
+    """
+
+    def __init__(self, directory: Path, mode: str) -> None:
+        self.directory = Path(directory)
+        self.mode = mode
+        self.path = self.directory / f".seqboard-{mode}.lock"
+        self._fd: int | None = None
+
+    def __enter__(self) -> "RecordsLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def _other(self) -> str:
+        """Who holds the lock, from its file: "pid 1234, `seqboard referee`, since ..."."""
+        try:
+            text = self.path.read_text("utf-8", errors="replace")
+        except OSError:
+            return "another process"
+        info = dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
+        who = f"pid {info.get('pid', '?')}"
+        if info.get("command"):
+            who += f": `{info['command']}`"
+        if info.get("started"):
+            who += f", since {info['started']}"
+        return who
+
+    def _refuse(self) -> None:
+        raise UserError(f"{self.directory}: the records folder is in use by another "
+                        f"`seqboard {self.mode}` ({self._other()}); stop that one first, or give "
+                        f"this one another folder with --records DIR")
+
+    def acquire(self) -> None:
+        import errno
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot create the records folder's lock: "
+                            f"{exc.strerror}") from None
+        try:
+            import fcntl
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:
+            self._by_pid(fd)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                self._refuse()
+            self._by_pid(fd)                  # no flock here (some network file systems)
+        self._fd = fd
+        import shlex
+        import sys
+        argv = sys.argv[1:]
+        command = "seqboard " + (shlex.join(argv) if argv[:1] == [self.mode] else self.mode)
+        text = (f"pid={os.getpid()}\ncommand={command[:200]}\n"
+                f"started={time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text.encode("utf-8", "replace"), 0)
+
+    def _by_pid(self, fd: int) -> None:
+        """No flock: refuse while the pid in the file is a live process other than this."""
+        try:
+            text = os.pread(fd, 4096, 0).decode("utf-8", "replace")
+            pid = int(dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)["pid"])
+        except (OSError, KeyError, ValueError):
+            return
+        if pid == os.getpid():
+            return
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return                            # a stale lock: its process is gone
+        except PermissionError:
+            pass                              # alive, another user's
+        os.close(fd)
+        self._refuse()
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)         # no pid left behind to mislead anyone
+        except OSError:
+            pass
+        os.close(self._fd)                    # closing lets go of the flock
+        self._fd = None

@@ -384,7 +384,7 @@ class Session:
         # (an unseen move undone since is forgotten)
         self.unseen_moves = [(team, where, n) for team, where, n in self.unseen_moves
                              if n <= len(r.moves) and r.moves[n - 1][1].action == "unseen"]
-        for k, (team, where, _) in enumerate(self.unseen_moves):
+        for k, (team, where, n) in enumerate(self.unseen_moves):
             shown = [i for i in sorted(where) if r.board.cells[i] == 0
                      and obs.states[i].value == r.colours[team]
                      and obs.confidence[i] >= evidence.DOUBT]
@@ -396,7 +396,8 @@ class Session:
             name = r.layout.space_name(i)
             self._write({"type": "edit", "board": r.expected().to_json()["board"],
                          "changed": [name], "reason": f"the move of {r.colour_name(team)} "
-                                                      f"not seen earlier shows on {name}"} | at)
+                                                      f"not seen earlier shows on {name}",
+                         "unseen": n} | at)
             text = f"{r.colour_name(team)}'s move not seen earlier shows on {name}"
             self._log_line("edit", text, spaces=[i])
             self._emit(Event("edit", None, text, (i,)))
@@ -506,8 +507,11 @@ class Session:
                 # a move on a space the camera cannot read, which one not known
                 move = Move("unseen")
                 v = r.apply(move)
+                # "where": the spaces its chip is on one of, so that a resumed game waits for
+                # that chip as this one does (resume_session)
                 self._write(move_entry(len(r.moves), v.player, move, cols, via="engine")
-                            | at | {"caught_up": True, "text": step.text})
+                            | at | {"caught_up": True, "text": step.text,
+                                    "where": [r.layout.space_name(i) for i in sorted(step.where)]})
                 self.unseen_moves.append((v.team, frozenset(step.where), len(r.moves)))
                 self._log_line("unseen", step.text)
                 self._emit(Event("verdict", v, step.text, (), {"caught_up": True}))
@@ -962,5 +966,50 @@ def resume_session(path, recorder, mode: str) -> Session:
                 seed=setup.get("seed", setup.get("computer_seed")), names=setup.get("names"),
                 write_setup=False,
                 computers=[(int(a), str(b)) for a, b in setup.get("computers", [])])
+    s.unseen_moves = unseen_from_record(parsed.entries, result.referee)
     s._log_line("info", f"resumed {Path(path).name} at move {len(result.referee.moves)}")
     return s
+
+
+def unseen_from_record(entries: list[dict],
+                       referee: Referee) -> list[tuple[int, frozenset[int], int]]:
+    """The moves applied as ``unseen`` whose chip has not shown yet, from a game's record
+    (:attr:`Session.unseen_moves`): each ``unseen`` move line's spaces (``where``; in
+    records written before it, the spaces named in its ``text``), less those an ``edit``
+    line says showed (``unseen``: the move's number; before it, the reason's words), less
+    moves taken back since (``referee`` is the game replayed from the record)."""
+    import re
+    layout = referee.layout
+
+    def spaces(names) -> frozenset[int] | None:
+        try:
+            got = frozenset(layout.parse_space(str(x)) for x in names)
+        except (ValueError, TypeError):
+            return None
+        return got or None
+    pending: dict[int, tuple[int, frozenset[int]]] = {}
+    for e in entries:
+        if e.get("type") == "move" and e.get("action") == "unseen":
+            where = spaces(e["where"]) if isinstance(e.get("where"), list) else None
+            if where is None:
+                m = re.search(r"not seen: on (.+?), which cannot be read", str(e.get("text", "")))
+                where = spaces(re.split(r", | or ", m.group(1))) if m else None
+            n, player = e.get("n"), e.get("player")
+            if where is not None and isinstance(n, int) and isinstance(player, int):
+                pending[n] = (player % referee.n_teams, where)
+        elif e.get("type") == "edit":
+            if isinstance(e.get("unseen"), int):
+                pending.pop(e["unseen"], None)
+                continue
+            m = re.fullmatch(r"the move of (\w+) not seen earlier shows on (\w+)",
+                             str(e.get("reason", "")))
+            if m is None:
+                continue
+            shown = spaces([m.group(2)])
+            for n, (team, where) in sorted(pending.items()):
+                if referee.colour_name(team) == m.group(1) and shown and shown <= where:
+                    del pending[n]
+                    break
+    moves = referee.moves
+    return [(team, where, n) for n, (team, where) in sorted(pending.items())
+            if n <= len(moves) and moves[n - 1][1].action == "unseen"]

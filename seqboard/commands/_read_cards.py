@@ -10,6 +10,8 @@ import numpy as np
 def print_cards(frame: np.ndarray, name: str, as_json: bool) -> int:
     from vision.cards.reader import find_cards
 
+    from ..sources import card_reader_warnings
+    card_reader_warnings()                  # a model file missing: said once, on stderr
     found = find_cards(frame)
     rows = []
     for r in found:

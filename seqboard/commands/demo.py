@@ -79,35 +79,38 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_settings(args.config)
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
     directory = records_dir(cfg, args.records)
-    n = cfg["game.players"]
-    session = open_session(cfg, "demo", directory, args.resume, seed=seed, full_game=True,
-                           computers={p: args.level for p in range(n)})
-    seed = session.seed if session.seed is not None else seed
-    level = session.computers.get(0, args.level)
-    ref = session.referee
-    print(f"seqboard demo: {ref.edition.title}, {ref.n_players} computer players ({level}), "
-          f"seed {seed}, read by the {args.source}", flush=True)
-    table = Table.from_observation(_table_from_board(session))
-    mistakes = () if args.no_mistakes else (Mistake(4, "colour"), Mistake(11, "space"))
-    director = Director(session, table, kind=level, seed=seed, mistakes=mistakes)
-    commands = Commands()
-    closers = attach_indicators(session, cfg, commands, mock_gpio=True)
-    source = make_source(args.source, table, session, cfg, seed)
-    dash = start_dashboard(cfg, session, commands, directory, args, source)
-    # The matrix emulator and its serial link run in real time: the table may not outrun them.
-    speed = args.speed if not args.fast else (10.0 if args.source == "matrix" else 0)
-    pacer = Pacer(real=False, speed=speed)
-    try:
-        run_app(session, source, commands=commands, pacer=pacer, step=director.step, tick=0.1,
-                until=lambda: session.ended or pacer.now > 3600, closers=closers)
-    finally:
-        if dash is not None:
-            dash.stop()
-    print(f"game record: {session.recorder.path if session.recorder else '-'}")
-    gpio = next((c for c in closers if hasattr(c, "patterns")), None)
-    if gpio is not None:
-        print("buzzer patterns sounded on the mock pins: " + (", ".join(gpio.history_summary())))
-    return 0 if session.ended else 1
+    from ..recorder import RecordsLock
+    with RecordsLock(directory, "demo"):      # one demo per records folder at a time
+        n = cfg["game.players"]
+        session = open_session(cfg, "demo", directory, args.resume, seed=seed, full_game=True,
+                               computers={p: args.level for p in range(n)})
+        seed = session.seed if session.seed is not None else seed
+        level = session.computers.get(0, args.level)
+        ref = session.referee
+        print(f"seqboard demo: {ref.edition.title}, {ref.n_players} computer players ({level}), "
+              f"seed {seed}, read by the {args.source}", flush=True)
+        table = Table.from_observation(_table_from_board(session))
+        mistakes = () if args.no_mistakes else (Mistake(4, "colour"), Mistake(11, "space"))
+        director = Director(session, table, kind=level, seed=seed, mistakes=mistakes)
+        commands = Commands()
+        closers = attach_indicators(session, cfg, commands, mock_gpio=True)
+        source = make_source(args.source, table, session, cfg, seed)
+        dash = start_dashboard(cfg, session, commands, directory, args, source)
+        # The matrix emulator and its serial link run in real time: the table may not outrun them.
+        speed = args.speed if not args.fast else (10.0 if args.source == "matrix" else 0)
+        pacer = Pacer(real=False, speed=speed)
+        try:
+            run_app(session, source, commands=commands, pacer=pacer, step=director.step, tick=0.1,
+                    until=lambda: session.ended or pacer.now > 3600, closers=closers)
+        finally:
+            if dash is not None:
+                dash.stop()
+        print(f"game record: {session.recorder.path if session.recorder else '-'}")
+        gpio = next((c for c in closers if hasattr(c, "patterns")), None)
+        if gpio is not None:
+            print("buzzer patterns sounded on the mock pins: "
+                  + ", ".join(gpio.history_summary()))
+        return 0 if session.ended else 1
 
 
 def _table_from_board(session):

@@ -35,6 +35,8 @@ REFEREE_EPILOG = """examples:
 Keys while it runs: u undo, c confirm (also missed moves it offers), t take the board as it
 stands. A video file or folder is judged on its own frames' time (camera.fps for a folder),
 so the verdicts are the same at any --speed; at its end the run prints a summary and exits 0.
+One run per records folder: a second `seqboard referee` on the same folder stops at once,
+naming the run that uses it (docs/game-record.md); give it another --records DIR.
 """
 
 
@@ -110,13 +112,22 @@ def _run(args: argparse.Namespace, mode: str) -> int:
             if not 1 <= s <= n:
                 raise UserError(f"--computer: seat {s} is not one of 1..{n}")
             seats[s - 1] = level
-    # Check the hardware first: a missing camera, port or GPIO fails before a record is written.
-    if cfg["gpio.enabled"] and not args.mock_gpio:
-        real_pin_factory()
     if args.speed < 0:
         raise UserError(f"--speed: expected 0 (as fast as possible) or more, got {args.speed}")
-    source_factory = sources.live_source_factory(cfg, speed=args.speed)
+    # One run of this mode per records folder: a second would spoil this one's games (its
+    # --new closes this one's game) and fight over its camera or port, so it stops here.
+    from ..recorder import RecordsLock
     directory = records_dir(cfg, args.records)
+    lock = RecordsLock(directory, mode)
+    lock.acquire()
+    try:
+        # Then the hardware: a missing camera, port or GPIO fails before a record is written.
+        if cfg["gpio.enabled"] and not args.mock_gpio:
+            real_pin_factory()
+        source_factory = sources.live_source_factory(cfg, speed=args.speed)
+    except BaseException:
+        lock.release()
+        raise
     seed = args.seed if args.seed is not None else random.randrange(1_000_000)
     from ..recorder import RecordWriter, unfinished_record
     restart: dict = {"to": None}
@@ -233,6 +244,7 @@ def _run(args: argparse.Namespace, mode: str) -> int:
             dash.stop()
         if real_source is not None:
             real_source.close()
+        lock.release()
     if restart["to"] == "remote":
         # the game made from the page goes on as `seqboard play --remote`, which resumes it
         from ..remote.cli import run_remote

@@ -351,7 +351,40 @@ def _pile_watcher(calibration_path, session: Session, still=None):
         spots, _ = load_spots(path)
     except PileError as exc:
         raise UserError(f"camera.calibration: {exc}") from None
+    for text in card_reader_warnings():
+        session._log_line("info", text)
     return PileWatcher(spots, still=still)
+
+
+_CARD_WARNED: set[str] = set()
+
+
+def card_reader_warnings(out=None) -> list[str]:
+    """What is missing of the card readers' model files, each in one line with what reads
+    instead; said once a process on ``out`` (the terminal's stderr) and in the log
+    (``seqboard.cards``). Both models ship with seqboard: one missing is a broken install.
+    Reading goes on without it, less surely (docs/cards.md, "The reader", step 6)."""
+    import logging
+    import sys
+
+    from vision.cards import cardnet, midnet
+    found = []
+    try:
+        cardnet.shipped()
+    except cardnet.ModelError as exc:
+        found.append(f"warning: {exc}; the classic reader reads the cards instead, less "
+                     f"surely (more cards wait to be typed or tapped)")
+    try:
+        midnet.shipped()
+    except cardnet.ModelError as exc:
+        found.append(f"warning: {exc}; the index corners read the cards alone (a card with "
+                     f"fingers over a corner waits to be typed or tapped)")
+    for text in found:
+        if text not in _CARD_WARNED:
+            _CARD_WARNED.add(text)
+            logging.getLogger("seqboard.cards").warning(text)
+            print(text, file=out or sys.stderr, flush=True)
+    return found
 
 
 def _matrix_factory(cfg) -> Callable[[Session], object]:

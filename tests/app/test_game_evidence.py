@@ -376,3 +376,83 @@ def test_a_chip_showing_after_the_chips_that_waited_is_not_taken_for_the_hidden_
         [(0, "e5"), (1, "h8"), (0, "i3"), (1, "h9"), (0, "i7")]
     assert s.warning is None
     _replays(path, ref)
+
+
+def _glare_game_to_an_unseen_move(tmp_path):
+    """Blue's move unseen under the glare over j5 and j6, green's e6 judged after it, then
+    blue's b5: the game as test_a_move_on_one_of_several_unreadable_spaces... leaves it."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(12.0))
+    s.observe(_seen(ref, glare | {"b5": ("B", 1.0)}), _at(14.0))
+    assert [m.action for _, m in ref.moves] == ["place", "place", "unseen", "place", "place"]
+    return s, ref, path
+
+
+def _resume(tmp_path, path):
+    """The game resumed from its record as `seqboard referee --resume` does (a power cut)."""
+    from seqboard.app import load_settings, open_session
+
+    from .helpers import write_config
+    cfg = load_settings(str(write_config(tmp_path, gpio={"enabled": False})))
+    s = open_session(cfg, "referee", path.parent, True, seed=None, full_game=False)
+    assert s.recorder.path == path
+    return s, s.referee
+
+
+def test_an_unseen_move_is_still_waited_for_after_the_game_is_resumed_from_its_record(tmp_path):
+    """The power goes after blue's move was taken as unseen (its chip on j5 or j6, under
+    the glare). The game resumed from its record waits for that chip as the running game
+    would: when the glare goes and j5 shows blue's chip, the board takes it (an edit, the
+    turn unchanged), not a new move of blue out of turn. The record replays."""
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    line = [json.loads(x) for x in path.read_text().splitlines()
+            if '"action":"unseen"' in x][0]
+    assert line["where"] == ["j5", "j6"]                  # the spaces, written in the record
+    s.recorder.close()
+    del s                                                 # the power goes
+    s, ref = _resume(tmp_path, path)
+    assert [(t, sorted(_names(ref, w)), n) for t, w, n in s.unseen_moves] == [(0, ["j5", "j6"], 3)]
+    events = []
+    s.subscribe(lambda ev, view: events.append(ev))
+    v = s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(1.0))
+    assert v.kind == "no_change" and s.warning is None
+    assert ref.board.cells[ref.layout.parse_space("j5")] == 1
+    assert len(ref.moves) == 5 and ref.current == 1                  # green still to move
+    assert [e.text for e in events if e.kind == "edit"] == \
+        ["blue's move not seen earlier shows on j5"]
+    edit = [json.loads(x) for x in path.read_text().splitlines() if '"type":"edit"' in x]
+    assert [(e["changed"], e["unseen"]) for e in edit] == [(["j5"], 3)]
+    # the game goes on from there: green's next chip is judged as usual
+    v = s.observe(_seen(ref, {"g8": ("G", 1.0)}), _at(3.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["g8"] and v.player == 1
+    _replays(path, ref)
+    # resumed once more after that: nothing is waited for any more
+    s.recorder.close()
+    s, ref = _resume(tmp_path, path)
+    assert s.unseen_moves == []
+
+
+def test_an_unseen_move_in_a_record_written_before_its_spaces_were_is_restored_too(tmp_path):
+    """Records written before the move line named its spaces: they are read from its
+    text ("blue (not seen: on j5 or j6, which cannot be read)"); and an unseen move taken
+    back before the power went is not waited for."""
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    s.recorder.close()
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    for e in lines:
+        e.pop("where", None)
+    path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in lines))
+    s, ref = _resume(tmp_path, path)
+    assert [(t, sorted(_names(ref, w)), n) for t, w, n in s.unseen_moves] == [(0, ["j5", "j6"], 3)]
+    v = s.observe(_seen(ref, {"j6": ("B", 1.0), "j5": (".", 1.0)}), _at(1.0))
+    assert v.kind == "no_change" and ref.board.cells[ref.layout.parse_space("j6")] == 1
+    # taken back: blue's b5, green's e6 and blue's unseen move undone, then the power goes
+    s2, ref2, path2 = _glare_game_to_an_unseen_move(tmp_path / "again")
+    assert s2.undo() and s2.undo() and s2.undo()
+    s2.recorder.close()
+    s2, ref2 = _resume(tmp_path / "again", path2)
+    assert s2.unseen_moves == [] and len(ref2.moves) == 2

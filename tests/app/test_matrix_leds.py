@@ -86,6 +86,7 @@ def test_computer_move_blinks_in_its_colour_and_dead_cards_on_request():
 
 def test_dead_cards_shown_on_request_by_holding_confirm_or_typing_d(tmp_path):
     import io
+    import threading
     import time
 
     from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -111,10 +112,20 @@ def test_dead_cards_shown_on_request_by_holding_confirm_or_typing_d(tmp_path):
     g = load_config(write_config(tmp_path)).section("gpio")
     gpio = GpioIndicators(g, 2, ("B", "G"), pin_factory=factory)
     commands = Commands()
-    gpio.bind_buttons(s, commands.call)
+    queued = []
+    held = threading.Event()
+
+    def call(fn):                   # the press, then the hold, queued from gpiozero's threads
+        commands.call(fn)
+        queued.append(fn)
+        if len(queued) >= 2:
+            held.set()
+    gpio.bind_buttons(s, call)
     pin = factory.pin(g["confirm_button"])
     pin.drive_low()
-    time.sleep(HOLD_SECONDS + 0.4)
+    time.sleep(HOLD_SECONDS)
+    # released once the hold is seen (gpiozero's hold thread may be late on a loaded machine)
+    assert held.wait(60), queued
     pin.drive_high()
     commands.run_pending()
     assert s.dead_shown

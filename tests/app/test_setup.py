@@ -35,15 +35,43 @@ def pins():
     Device.pin_factory = None
 
 
+class Transcript(io.StringIO):
+    """What the guide says; ``on(text, fn)`` runs ``fn`` in the guide's own thread the moment
+    it says ``text`` (a person at the table doing what they are told, with no thread racing
+    the guide)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hooks: list[tuple[str, object]] = []
+
+    def on(self, text: str, fn) -> None:
+        self.hooks.append((text, fn))
+
+    def write(self, s: str) -> int:
+        n = super().write(s)
+        for text, fn in self.hooks:
+            if text in s:
+                fn()
+        return n
+
+
 class Answers(io.StringIO):
     """Typed answers, one a line; at each question it notes the question and which GPIO
-    outputs were on while it was asked, and lets ``at(text, fn)`` look at things then."""
+    outputs were on while it was asked, and lets ``at(text, fn)`` look at things then.
 
-    def __init__(self, lines: list[str], out: io.StringIO, factory=None) -> None:
-        super().__init__("".join(x + "\n" for x in lines))
+    An answer may be ``(words, answer)``: given only when the question asked contains
+    ``words``. Any other question, or one more than there are answers, stops the script
+    there (an empty line) and sets :attr:`stuck` (what was asked), so that
+    :func:`run_guide` fails at once with the transcript instead of waiting for the page."""
+
+    def __init__(self, lines: list, out: io.StringIO, factory=None) -> None:
+        self.expected = [x if isinstance(x, tuple) else (None, x) for x in lines]
+        super().__init__("".join(a + "\n" for _, a in self.expected))
         self.out, self.factory = out, factory
         self.asked: list[tuple[str, set[int]]] = []
         self.hooks: list[tuple[str, object]] = []
+        self.stuck: str | None = None
+        self.done = threading.Event()
 
     def at(self, text: str, fn) -> None:
         self.hooks.append((text, fn))
@@ -52,9 +80,18 @@ class Answers(io.StringIO):
         question = self.out.getvalue().rsplit("\n", 1)[-1]
         lit = set()
         if self.factory is not None:
-            lit = {int(n.name[4:]) for n, p in self.factory.pins.items()
+            lit = {int(n.name[4:]) for n, p in list(self.factory.pins.items())
                    if p.function == "output" and p.state}
+        k = len(self.asked)
         self.asked.append((question, lit))
+        if k >= len(self.expected):
+            self.stuck = f"asked {question!r} after the last answer"
+        elif self.expected[k][0] is not None and self.expected[k][0] not in question:
+            self.stuck = f"asked {question!r} where {self.expected[k][0]!r} was expected"
+        if self.stuck:
+            self.done.set()
+            self.seek(0, io.SEEK_END)
+            return ""
         for text, fn in self.hooks:
             if text in question:
                 fn()
@@ -67,28 +104,29 @@ def lit_when(answers: Answers, text: str) -> set[int]:
     return hits[0]
 
 
-def press_when_ready(factory, buttons: list[int]) -> threading.Thread:
-    """A person at the table: presses each button once the guide listens to it."""
+def press(factory, pin: int):
+    """A button pressed (and held) on the mock pin factory: its pin driven low."""
+    return lambda: factory.pin(pin).drive_low()
+
+
+def run_guide(guide, out: io.StringIO, answers: Answers | None = None,
+              limit: float = 600) -> int:
+    """``guide.run()``, failing with the transcript when the scripted answers met a question
+    they did not expect, or when it does not end within ``limit`` seconds (answers that ran
+    out leave it waiting for the page: a hang, not a failure)."""
+    result = {}
+
     def run():
-        for b in buttons:
-            end = time.monotonic() + 900      # calibration comes first: slow on a loaded machine
-            while time.monotonic() < end:
-                pin = next((p for n, p in factory.pins.items() if b in n.names), None)
-                if pin is not None and pin.function == "input" and pin.pull == "up":
-                    pin.drive_low()
-                    break
-                time.sleep(0.02)
+        try:
+            result["code"] = guide.run()
+        finally:
+            if answers is not None:
+                answers.done.set()
     t = threading.Thread(target=run, daemon=True)
     t.start()
-    return t
-
-
-def run_guide(guide, out: io.StringIO, limit: float = 600) -> int:
-    """``guide.run()``, failing with the transcript when it does not end within ``limit``
-    seconds (answers that ran out leave it waiting for the page: a hang, not a failure)."""
-    result = {}
-    t = threading.Thread(target=lambda: result.setdefault("code", guide.run()), daemon=True)
-    t.start()
+    if answers is not None:
+        answers.done.wait(limit)
+        assert answers.stuck is None, f"{answers.stuck}; the transcript:\n" + out.getvalue()
     t.join(limit)
     assert not t.is_alive(), "the guide is still waiting; its transcript:\n" + out.getvalue()
     assert "code" in result, "the guide failed; its transcript:\n" + out.getvalue()
@@ -139,20 +177,28 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     cv2.imwrite(str(frames / "empty.png"), img)
     port = 8099               # the page's port during games: written, not bound here
     config = home / "board.toml"
-    out = io.StringIO()
+    out = Transcript()
+    # each answer with the words of its question: a question more or fewer stops the test
+    # there, with the transcript, instead of shifting the answers after it
     answers = Answers([
-        "classic", "3", "B G R", "Ann, Bob, Cy", "2", "medium",      # the game
-        str(port),                                                   # the page
-        "camera", str(frames), "",                                   # the camera, calibrate
-        "y", "", "s", "s", "s",           # judge with cards: no card laid yet, then skipped
-        "y",                                                         # GPIO wired
-        "y", "y", "y",                                               # three turn LEDs lit
-        "n", "24", "y",                                              # sequence LED is on 24
-        "y", "y", "y",                                               # dead card, illegal, buzzer
-        "2468",                                                      # the PIN
-        "n",                                                         # no service
-        "n",                                                         # no remote game
-        "",                                                          # close the page
+        ("edition", "classic"), ("players at the table", "3"), ("chip colour", "B G R"),
+        ("names", "Ann, Bob, Cy"), ("seats the Pi plays", "2"), ("strength", "medium"),
+        ("port during games", str(port)),                            # the page
+        ("where is the board read", "camera"), ("the camera:", str(frames)),
+        ("Enter to calibrate", ""),                                  # calibrate
+        # judge with cards: no card laid yet on player 1's pile, then each pile skipped
+        ("read the cards laid", "y"), ("player 1's discard pile", ""),
+        ("player 1's discard pile", "s"), ("player 2's discard pile", "s"),
+        ("player 3's discard pile", "s"),
+        ("GPIO pins", "y"),                                          # GPIO wired
+        ("turn LED of blue", "y"), ("turn LED of green", "y"), ("turn LED of red", "y"),
+        ("sequence LED (GPIO19)", "n"), ("on which GPIO is the sequence LED", "24"),
+        ("sequence LED (GPIO24)", "y"),                              # it is on 24
+        ("dead-card LED", "y"), ("illegal-move LED", "y"), ("buzzer", "y"),
+        ("the PIN", "2468"),
+        ("at every boot", "n"),                                      # no service
+        ("board elsewhere", "n"),                                    # no remote game
+        ("Enter to close", ""),                                      # close the page
     ], out, pins)
     page = {}
 
@@ -163,10 +209,13 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
         page["qr"] = (r.headers["Content-Type"], r.read())
         page["camera"] = urllib.request.urlopen(base + "/camera.jpg", timeout=10).read()
     answers.at("Enter to close it", look_at_the_page)
-    presser = press_when_ready(pins, [16, 12])
+    # a person at the table presses each button when told to: in the guide's own thread,
+    # once the button is set up (a thread polling the pins raced its setting up, and a
+    # press lost there cost the guide a question: seen once as a hang in CI)
+    out.on("press the confirm button (GPIO16) now", press(pins, 16))
+    out.on("press the undo button (GPIO12) now", press(pins, 12))
     guide = Guide(config, inp=answers, out=out, page=True, page_port=0, mock_gpio=True)
-    code = run_guide(guide, out)
-    presser.join(5)
+    code = run_guide(guide, out, answers)
     said = out.getvalue()
     assert code == 0, said
     cfg = tomllib.loads(config.read_text())
