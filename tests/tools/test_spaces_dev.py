@@ -1,0 +1,40 @@
+"""python -m tools.spaces_dev: development sets of tuned looks for the space classifier,
+stored once and replayed through model files and the calibrated rule."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from tools.spaces_dev import main
+from vision.spacenet import MODEL_PATH
+
+
+def test_a_stored_set_replays_through_the_shipped_model_and_the_rule(tmp_path, capsys):
+    out = tmp_path / "dev.npz"
+    assert main(["make", str(out), "--seed", "9", "--scenes", "1", "--frames", "3"]) == 0
+    with np.load(out) as d:
+        assert d["x"].shape == (3, 100, 3, 16, 16) and d["truth"].shape == (3, 100)
+        assert "tuned" not in d["looks"][0] and "art=" in d["looks"][0]
+    capsys.readouterr()
+    assert main(["compare", str(out), "--model", str(MODEL_PATH), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["how"] for r in rows] == ["argmax", "rule"]
+    rule = rows[1]
+    # a tuned look with a hand in one frame of three: nearly every space read, none
+    # under the hand read as a chip
+    assert rule["right"] > 0.95 and rule["under_hands"] == 0, rule
+
+
+def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "notaset.npz"
+    np.savez(bad, a=np.zeros(3))
+    assert main(["compare", str(bad), "--model", str(MODEL_PATH)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "notaset.npz" in err and "\n" not in err
+    assert main(["compare", str(tmp_path / "missing.npz"), "--model", str(MODEL_PATH)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "missing.npz" in err and "\n" not in err
+    assert main(["compare", str(bad), "--model", str(MODEL_PATH), "--rule", "0.9,x"]) == 2
+    assert "--rule" in capsys.readouterr().err
