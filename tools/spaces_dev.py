@@ -11,7 +11,7 @@ cast, noise, defocus, JPEG). A hand is over the board in every third frame.
 
 ``compare`` replays stored sets through model files and the calibrated rule
 (``classify_learned`` with ``COMBINE["calibrated"]`` or ``--rule``, after the four-turn
-second look, with ``--second``'s opinion in it as the reader asks its second model's)
+second look, with ``--second``'s opinion in it as the reader asks SEQBOARD_SPACE_SECOND's)
 without rendering again, and prints per set and model: spaces right, wrong
 readings (a count), wrong readings under hands, unknown far from hands, hand-free boards
 entirely right; and the same for the model's argmax alone. Session three's sets were
@@ -23,7 +23,7 @@ Examples::
     python -m tools.spaces_dev make /tmp/dev9.npz --seed 9 --scenes 30 --frames 9
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx /tmp/new.onnx
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx \
-        --second vision/models/spaces_second.onnx
+        --second /tmp/s800.onnx
 """
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ def main(argv=None) -> int:
                          "the reader's COMBINE['calibrated'])")
     cp.add_argument("--second", type=Path, default=None,
                     help="a second model's opinion on the spaces each model is unsure of "
-                         "(the reader's vision/models/spaces_second.onnx); default: none")
+                         "(as the reader asks SEQBOARD_SPACE_SECOND's); default: none")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
     args = ap.parse_args(argv)
 

@@ -15,11 +15,11 @@ probabilities of :data:`CLASSES`: empty, blue, green, red, white (a flipped chip
 covered (a hand, an arm, a sleeve: the space cannot be read). Retrain with
 ``python -m vision.train_spaces --seed 1`` (docs/vision.md).
 
-A second model of the same network, trained on more scenes
-(``vision/models/spaces_second.onnx``, ``python -m vision.train_spaces --seed 1 --scenes
-800``), is a second opinion on the spaces the first is unsure of (:func:`steadied`): two
-models trained apart do not slip on the same spaces as often as one model twice
-(docs/vision.md, "Session five").
+A second model of the same network can be asked for a second opinion on the spaces the
+first is unsure of (:func:`second_opinion`; ``SEQBOARD_SPACE_SECOND=path``): tried in
+session five with the 800-scene model (``python -m vision.train_spaces --seed 1 --scenes
+800``), better on the tuned development sets, worse on the held-out looks, so not shipped
+and off by default (docs/vision.md, "Session five").
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ CLASSES = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED,
            SpaceState.WHITE, SpaceState.UNKNOWN)
 COVERED = 5                # index of "covered" in CLASSES
 MODEL_PATH = Path(__file__).with_name("models") / "spaces.onnx"
-#: the second opinion on unsure spaces (None in SEQBOARD_SPACE_SECOND=none: the first alone)
-SECOND_PATH = Path(__file__).with_name("models") / "spaces_second.onnx"
 
 
 class ModelError(Exception):
@@ -153,12 +151,13 @@ _shared: dict = {}
 
 
 def shared_model() -> SpaceNet:
-    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``) with its second
-    opinion (or the file named by ``SEQBOARD_SPACE_SECOND``; ``none``: the first model
-    alone), loaded on first use (raises :class:`ModelError`)."""
+    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``), with the second
+    opinion of the file named by ``SEQBOARD_SPACE_SECOND`` if set (none is shipped: the
+    one tried did not win on held-out looks), loaded on first use (raises
+    :class:`ModelError`)."""
     path = Path(os.environ.get("SEQBOARD_SPACE_MODEL") or MODEL_PATH)
-    second = os.environ.get("SEQBOARD_SPACE_SECOND") or SECOND_PATH
-    second = None if str(second).lower() == "none" else Path(second)
+    second = os.environ.get("SEQBOARD_SPACE_SECOND") or None
+    second = Path(second) if second else None
     if (path, second) not in _shared:
         _shared[path, second] = SpaceNet(path, SpaceNet(second) if second else None)
     return _shared[path, second]

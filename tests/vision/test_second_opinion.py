@@ -1,6 +1,6 @@
-"""The second space model (vision/models/spaces_second.onnx): a differently trained copy of
-the network whose opinion the calibrated reader asks on the spaces the first is unsure of
-(vision.spacenet.steadied; docs/vision.md, "Session five")."""
+"""A second space model's opinion on the spaces the first is unsure of
+(vision.spacenet.second_opinion, ``SEQBOARD_SPACE_SECOND``): tried in session five, not
+shipped (docs/vision.md, "Session five"); the reader with one model reads as before."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
 from vision.calibration import calibrate
 from vision.looks import look_conditions, parse_look
-from vision.reader import BoardReader
-from vision.spacenet import MODEL_PATH, SECOND_PATH, ModelError, SpaceNet, shared_model
+from vision.spacenet import MODEL_PATH, ModelError, SpaceNet, shared_model
 from vision.synth import random_board, render
 from vision.train_spaces import photometric
 
@@ -40,55 +39,17 @@ def _scene(look_text: str, seed: int, frame: int):
     return cal, board, photometric(img, np.random.default_rng([seed, frame, 1]), DIM)
 
 
-def test_the_shipped_reader_asks_the_second_model():
+def test_the_reader_asks_a_second_model_only_when_one_is_named(monkeypatch):
+    monkeypatch.delenv("SEQBOARD_SPACE_SECOND", raising=False)
+    assert shared_model().second is None
+    monkeypatch.setenv("SEQBOARD_SPACE_SECOND", str(MODEL_PATH))
     net = shared_model()
-    assert net.path == MODEL_PATH and net.second is not None and net.second.path == SECOND_PATH
-    # a copy of the network, not the same file: its own opinion
-    assert SECOND_PATH.read_bytes() != MODEL_PATH.read_bytes()
-    assert SECOND_PATH.stat().st_size < 200_000
-
-
-def test_the_second_opinion_reads_what_one_model_left_unknown():
-    # dim lamp light on glossy ornate cards: on one bare space the hand-written features
-    # see a white chip (white on white paper in dim light); the shipped model alone reads
-    # it empty but only 75 % sure, not enough to overrule them, so it is left unknown (no
-    # guess); asked again with the second model it is 91 % sure, and the whole board is
-    # read right
-    cal, board, img = _scene("art=ornate,board=glossy,chips=translucent,table=cloth,hand=bare,"
-                             "light=lamp,camera=overhead", 9, 2)
-    alone = BoardReader(cal, LAYOUT, model=SpaceNet(MODEL_PATH)).read(img).observation.states
-    unknown = [LAYOUT.space_name(i) for i, s in enumerate(alone) if s is U]
-    assert unknown, "the model alone reads this board entirely"
-    assert all(a is t for a, t in zip(alone, board.states) if a is not U)
-    assert BoardReader(cal, LAYOUT).read(img).observation.states == board.states
-
-
-def test_with_the_second_opinion_nothing_under_a_hand_is_guessed():
-    # a hand over the board in the same dim room: the pair still refuses to guess; every
-    # space the hand covers reads unknown or as it truly is, never a chip it is not
-    look_text = "art=plain,board=mat,chips=translucent,table=cloth,hand=sleeve,light=lamp,camera=overhead"
-    look = parse_look(look_text, seed=0)
-    cond = look_conditions(look)
-    empty = render(LAYOUT, Observation.empty(10, 10), cond, seed=0, jitter=0, look=look)
-    cal = calibrate([photometric(empty.image, np.random.default_rng(0), DIM)], LAYOUT)
-    from dataclasses import replace
-    wrong, covered, refused = [], 0, 0
-    for k, at in enumerate((44, 55, 23)):
-        board = random_board(LAYOUT, np.random.default_rng([0, k]), fill=0.5)
-        r = render(LAYOUT, board, replace(cond, hand_at=at), seed=200 + k, look=look)
-        img = photometric(r.image, np.random.default_rng([0, k, 1]), DIM)
-        states = BoardReader(cal, LAYOUT).read(img).observation.states
-        covered += sum(r.occluded)
-        refused += sum(s is U for s, o in zip(states, r.occluded) if o)
-        wrong += [LAYOUT.space_name(i) for i, (s, t) in enumerate(zip(states, board.states))
-                  if s is not U and s is not t]
-    assert covered > 0 and refused > 0
-    assert wrong == []
+    assert net.path == MODEL_PATH and net.second is not None and net.second.path == MODEL_PATH
 
 
 def test_a_broken_second_model_file_is_one_clear_line(tmp_path):
     bad = tmp_path / "second.onnx"
-    bad.write_bytes(SECOND_PATH.read_bytes()[:300])
+    bad.write_bytes(MODEL_PATH.read_bytes()[:300])
     with pytest.raises(ModelError) as exc:
         SpaceNet(MODEL_PATH, SpaceNet(bad))
     assert "second.onnx" in str(exc.value) and "\n" not in str(exc.value)
@@ -137,10 +98,3 @@ def test_a_second_model_that_reads_like_the_first_changes_nothing():
     probs, disputed = second_opinion(twice, x, p, 0.9, 32)
     assert np.abs(probs - steadied(one, x, p, 0.9, 32)).max() < 1e-4
     assert not disputed.any()
-    # the shipped pair on this dim board: the space the first model was unsure of (an
-    # empty one the features take for white) is made sure by the second, not disputed;
-    # the spaces the first is sure of are left as they were
-    probs, disputed = second_opinion(shared_model(), x, p, 0.9, 32)
-    sure = p.max(axis=1) >= 0.9
-    assert not disputed.any() and np.array_equal(probs[sure], p[sure])
-    assert (probs[~sure].max(axis=1) >= 0.9).any()
