@@ -89,6 +89,7 @@ class Session:
         #: there when it is the only place it can be (see observe)
         self.unreadable_after = 8.0
         self._unread_since: dict[int, tuple[float | None, int]] = {}
+        self._long_unread: frozenset[int] = frozenset()
         self._observations = 0
         #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
         #: its number in the referee's moves)
@@ -164,11 +165,17 @@ class Session:
         r = self.referee
         seen = obs
         at = dict(at or {})
-        self._note_unread(obs, at)
+        self._observations += 1
+        self._last_t = at.get("t")
         self._reveal_unseen(obs, at)
         self._note_arrivals(obs)
+        # spaces read only in doubt (or not at all) for a long while: their doubt does not
+        # spread to the chips played beside them
+        self._long_unread = frozenset(i for i in self._unread_since if self._unreadable(i))
         screened = evidence.screen(r, obs, hidden=self.hidden_move,
-                                   first_seen={i: hi for i, (_, _, hi) in self._arrivals.items()})
+                                   first_seen={i: hi for i, (_, _, hi) in self._arrivals.items()},
+                                   unreadable=self._long_unread)
+        self._note_unread(obs, screened)
         self.hidden_move = screened.hidden
         if screened.hidden and any(why == "turn" for _, why in screened.why) \
                 and all(self._unreadable(i) for i in screened.hidden):
@@ -424,13 +431,16 @@ class Session:
         """For each space that differs: (after which observation, by which) it changed."""
         return {i: (lo, hi) for i, (_, lo, hi) in self._arrivals.items()}
 
-    def _note_unread(self, obs: Observation, at: dict) -> None:
-        """Keep, for each space unknown in the observations, since when (the source's
-        time, and the count of observations) it has been unknown without a break."""
-        self._observations += 1
-        now = self._last_t = at.get("t")
+    def _note_unread(self, obs: Observation, screened: evidence.Screened) -> None:
+        """Keep, for each space not read in the observations, since when (the source's
+        time, and the count of observations) it has been so without a break. Not read:
+        unknown, or a doubtful reading the screen made unknown (a chip read only in doubt,
+        e.g. a pale chip read as a white one in every frame, says no more of whose chip it
+        is than an unknown space: a move waiting on it would wait for good)."""
+        now = self._last_t
+        unsure = {i for i, why in screened.why if why in ("doubtful", "beside")}
         for i, st in enumerate(obs.states):
-            if st is SpaceState.UNKNOWN:
+            if st is SpaceState.UNKNOWN or i in unsure:
                 self._unread_since.setdefault(i, (now, self._observations))
             else:
                 self._unread_since.pop(i, None)
@@ -475,7 +485,7 @@ class Session:
             found = catchup.explain_in_order(self.referee, obs, arrivals)
         elif where:
             # the doubtful readings unknown, the chips that wait on the move kept
-            screened = evidence.screen(self.referee, obs)
+            screened = evidence.screen(self.referee, obs, unreadable=self._long_unread)
             turn = {i: obs.states[i] for i, why in screened.why if why == "turn"}
             states = list(screened.observation.states)
             conf = list(screened.observation.confidence)
@@ -486,7 +496,8 @@ class Session:
                 None, self._arrival_counts(), colour_blind=self.colour_blind, where=where)
         elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
-                {unseen: SpaceState(self.referee.colours[self.referee.team])}))
+                {unseen: SpaceState(self.referee.colours[self.referee.team])}),
+                unreadable=self._long_unread)
             if any(why == "turn" for _, why in screened.why):
                 return []
             found = catchup.explain_unseen(self.referee, screened.observation.replace(
