@@ -399,6 +399,9 @@ class Session:
                 continue
             i = shown[0]
             r.board.place(i, team)
+            # the move is known now: move n is that placement (the record's edit line
+            # names it, and replay and resume complete it the same way)
+            r.complete_unseen(n, i)
             del self.unseen_moves[k]
             name = r.layout.space_name(i)
             self._write({"type": "edit", "board": r.expected().to_json()["board"],

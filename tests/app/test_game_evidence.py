@@ -454,3 +454,39 @@ def test_an_unseen_move_in_a_record_written_before_its_spaces_were_is_restored_t
     s2.recorder.close()
     s2, ref2 = _resume(tmp_path / "again", path2)
     assert s2.unseen_moves == [] and len(ref2.moves) == 2
+
+
+def test_an_unseen_move_whose_chip_shows_later_is_completed_in_the_game_and_its_replay(tmp_path):
+    """Blue's move was taken as unseen (on j5 or j6, under the glare), then green and blue
+    played on. When the glare goes and blue's chip shows on j5, the record gets one more
+    line, the edit that names the move ("unseen": 3) and its space: move 3 is from then
+    on blue's placement on j5, in the running game, in `seqboard replay` and in a game
+    resumed from the record. The move line stays as written (the record only grows)."""
+    from engine.moves import Move
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    j5 = ref.layout.parse_space("j5")
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    assert ref.moves[2] == (0, Move("place", None, j5))
+    assert [m.action for _, m in ref.moves] == ["place"] * 5 and ref.current == 1
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [e["action"] for e in lines if e["type"] == "move"][2] == "unseen"
+    edit = [e for e in lines if e["type"] == "edit"]
+    assert [(e["changed"], e["unseen"]) for e in edit] == [(["j5"], 3)]
+    _replays(path, ref)
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert "move 3, not seen then, shows on j5" in [s.text for s in result.steps][-1]
+    s.recorder.close()
+    s, ref = _resume(tmp_path, path)
+    assert ref.moves[2] == (0, Move("place", None, j5)) and s.unseen_moves == []
+
+
+def test_an_edit_that_names_a_move_not_unseen_does_not_replay(tmp_path):
+    """A hand-edited record whose edit says a move seen on camera showed later: replay
+    refuses it, naming the line and the move."""
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    text = path.read_text().replace('"unseen":3', '"unseen":2')
+    result = replay(parse_record(text, str(path)))
+    assert not result.ok
+    bad = [st.text for st in result.steps if not st.ok]
+    assert bad and "'unseen' names move 2" in bad[0] and "not a move the camera did not see" in bad[0]
