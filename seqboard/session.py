@@ -97,6 +97,10 @@ class Session:
         #: each known space differing from the game: its state and the observation (a
         #: count) it first showed so in
         self._arrivals: dict[int, tuple[SpaceState, int, int]] = {}
+        #: chips that waited on a hidden move (read surely) and went again before it was
+        #: judged: (space, state, (lo, hi) it came, (lo, hi) it went)
+        self._gone: list[tuple[int, SpaceState, tuple[int, int], tuple[int, int]]] = []
+        self._turn_waiting: frozenset[int] = frozenset()
         self._as_game: dict[int, int] = {}
         self._last_t: float | None = None
         self.space_problems: dict[int, str] = {}
@@ -177,6 +181,7 @@ class Session:
                                    unreadable=self._long_unread)
         self._note_unread(obs, screened)
         self.hidden_move = screened.hidden
+        self._turn_waiting = frozenset(i for i, why in screened.why if why == "turn")
         if screened.hidden and any(why == "turn" for _, why in screened.why) \
                 and all(self._unreadable(i) for i in screened.hidden):
             # the move of the team to move can only be where the camera has not read for
@@ -418,6 +423,17 @@ class Session:
         count) it first showed so in: the order changes came in while they waited."""
         keep = {}
         diff = set(evidence.differs(self.referee, obs))
+        cells = self.referee.board.cells
+        if not self.hidden_move:
+            self._gone = []
+        for i in self._turn_waiting:
+            old = self._arrivals.get(i)
+            if old is not None and i not in diff and obs.states[i] is SpaceState.EMPTY \
+                    and cells[i] == 0 and old[0].is_colour:
+                # a chip that waited on the hidden move is gone again: placed and taken
+                # off meanwhile (caught up with the hidden move, in the order seen)
+                self._gone.append((i, old[0], (old[1], old[2]),
+                                   (self._observations, self._observations)))
         for i in diff:
             st = obs.states[i]
             old = self._arrivals.get(i)
@@ -494,9 +510,16 @@ class Session:
             conf = list(screened.observation.confidence)
             for i, st in turn.items():
                 states[i], conf[i] = st, obs.confidence[i]
+            seen = Observation(obs.rows, obs.cols, tuple(states), tuple(conf))
+            # with the chips that came and went meanwhile, in the order seen; when they fit
+            # no legal series, without them (as if never seen: nothing made of them)
             found = catchup.explain_unseen(
-                self.referee, Observation(obs.rows, obs.cols, tuple(states), tuple(conf)),
-                None, self._arrival_counts(), colour_blind=self.colour_blind, where=where)
+                self.referee, seen, None, self._arrival_counts(),
+                colour_blind=self.colour_blind, where=where, gone=tuple(self._gone))
+            if not found and self._gone:
+                found = catchup.explain_unseen(
+                    self.referee, seen, None, self._arrival_counts(),
+                    colour_blind=self.colour_blind, where=where)
         elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
                 {unseen: SpaceState(self.referee.colours[self.referee.team])}),

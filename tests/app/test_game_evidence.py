@@ -490,3 +490,48 @@ def test_an_edit_that_names_a_move_not_unseen_does_not_replay(tmp_path):
     assert not result.ok
     bad = [st.text for st in result.steps if not st.ok]
     assert bad and "'unseen' names move 2" in bad[0] and "not a move the camera did not see" in bad[0]
+
+
+def test_a_chip_placed_and_taken_off_while_waiting_on_an_unseen_move_is_caught_up_too(tmp_path):
+    """Glare over j5 and j6: blue's move there is not seen. Green's i9 shows (it waits on
+    blue's move), then is gone again (blue took it off with a jack), then green's e7 shows.
+    Once j5 and j6 have been unread a while, blue's move is taken as unseen and what was
+    seen meanwhile follows in the order seen: green i9, blue removes i9, green e7. Before,
+    i9's coming and going was lost (two moves missed). Nothing is warned, the record
+    replays."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"i9": ("G", 1.0)}), _at(6.0))
+    assert len(ref.moves) == 2 and _names(ref, s.waiting) == ["i9"]
+    s.observe(_seen(ref, glare), _at(6.5))                             # i9 taken off
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(7.0))
+    assert len(ref.moves) == 2                                          # j5, j6 unread 5 s only
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(11.0))
+    assert [(p, m.action, m.space and ref.layout.space_name(m.space)) for p, m in ref.moves] == \
+        [(0, "place", "e5"), (1, "place", "h8"), (0, "unseen", None), (1, "place", "i9"),
+         (0, "remove", "i9"), (1, "place", "e7")]
+    assert s.warning is None and not s.waiting
+    assert not [e for e in events if e.kind == "warning"]
+    assert [e.text for e in events if e.kind == "caught_up"] == \
+        ["caught up: blue (not seen: on j5 or j6, which cannot be read), then green i9, "
+         "then blue removes i9, then green e7"]
+    _replays(path, ref)
+
+
+def test_a_chip_that_came_and_went_in_no_legal_order_is_not_caught_up(tmp_path):
+    """The same, but the chip that came and went was green's, seen after green's e7:
+    green cannot have played twice in a row, so it is not made a move; green's e7 is
+    caught up after blue's unseen move, as before (nothing made up)."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(6.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0), "i9": ("G", 1.0)}), _at(7.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(9.0))        # i9 gone again
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(14.0))
+    assert [(p, m.action) for p, m in ref.moves][2:] == [(0, "unseen"), (1, "place")]
+    assert ref.board.cells[ref.layout.parse_space("i9")] == 0
+    _replays(path, ref)
