@@ -188,7 +188,10 @@ class Session:
             # a long while: on that space when it is one (inferred there), else somewhere
             # among them (the move "unseen": no chip made up), when that makes the whole
             # change one legal series in the order it was seen (engine.catchup)
-            if len(screened.hidden) == 1:
+            if len(screened.hidden) == 1 and \
+                    seen.states[next(iter(screened.hidden))] is SpaceState.UNKNOWN:
+                # (a space read only in doubt is never given a chip by inference: the
+                # move is unseen there, and completed if its chip reads surely later)
                 (space,) = screened.hidden
                 series = self._series(seen, unseen=space)
             else:

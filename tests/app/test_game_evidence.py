@@ -535,3 +535,29 @@ def test_a_chip_that_came_and_went_in_no_legal_order_is_not_caught_up(tmp_path):
     assert [(p, m.action) for p, m in ref.moves][2:] == [(0, "unseen"), (1, "place")]
     assert ref.board.cells[ref.layout.parse_space("i9")] == 0
     _replays(path, ref)
+
+
+def test_a_move_on_a_space_read_only_in_doubt_is_unseen_not_inferred_and_completed_later(tmp_path):
+    """Blue's pale chip on b8 reads as a white chip at 0.3 in every observation (a spot
+    light): green's e6 waits on blue's move. After 8 s blue's move is applied unseen,
+    on b8, which is the one place left, but no chip is made up on a reading that is only
+    a doubt; green's e6 is judged. When b8 reads blue surely (the light changed), the
+    move is completed there."""
+    from engine.moves import Move
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}), _at(4.0))
+    pale = {"b8": ("W", 0.3)}
+    s.observe(_seen(ref, pale), _at(6.0))
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(8.0))
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(11.0))
+    assert len(ref.moves) == 2 and "e6" in _names(ref, s.waiting)
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(15.0))
+    b8 = ref.layout.parse_space("b8")
+    assert [(p, m.action) for p, m in ref.moves][2:] == [(0, "unseen"), (1, "place")]
+    assert ref.board.cells[b8] == 0 and s.warning is None
+    assert "blue (not seen: on b8, which cannot be read)" in \
+        [e.text for e in events if e.kind == "verdict"]
+    s.observe(_seen(ref, {"b8": ("B", 1.0)}), _at(18.0))
+    assert ref.moves[2] == (0, Move("place", None, b8)) and ref.board.cells[b8] == 1
+    _replays(path, ref)
