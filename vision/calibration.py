@@ -192,7 +192,17 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 
 
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
-    """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
+    """The grid of spaces without markers, confirmed by the twin pairs (see calibrate).
+    ``chips``: a board in play (reading without calibration), the grid finally moved onto
+    the chips' own places (:func:`vision.pairs.settle_on_chips`)."""
+    grid = _found_grid(frame, layout, chips)
+    if chips:
+        from .pairs import settle_on_chips
+        grid = settle_on_chips(frame, grid, layout)
+    return grid
+
+
+def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
     from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
                         pairs_tell_turn, refine_grid, search_corners, settle_bare, settle_grid,
