@@ -303,6 +303,19 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         quads.append(np.float32(find_outline(frame).corners))
     except BoardNotFound as exc:
         problem = exc
+        if chips and "cut off" in str(exc):
+            # a photo taken close, part of the board out of the picture: the outline found
+            # in the picture with a dark margin round it (the field's hole then closes along
+            # the picture's edge), its corners where the sides cross, perhaps outside the
+            # picture; the pairs still have to confirm it, and the spaces out of the
+            # picture are read unknown (vision.reader)
+            import cv2
+            pad = max(16, int(0.05 * max(frame.shape[:2])))
+            wide = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+            try:
+                quads.append(np.float32(find_outline(wide).corners) - pad)
+            except BoardNotFound:
+                pass
     first = bool(quads)
     # the outline, else other quadrilaterals that may be the board (of those the pairs
     # confirm, the one where they look most alike); the corner search, which is slow, only

@@ -135,6 +135,21 @@ def twin_inputs(f, pairs, states, hand, extra_twins=()) -> np.ndarray:
     return x
 
 
+def outside_frame(corners: np.ndarray, shape, layout: Layout, inner: float = 0.35) -> np.ndarray:
+    """(n,) spaces whose middle part (``inner`` of a space each way from its centre) is not
+    all in the picture (a grid running out of a photo taken close)."""
+    import cv2
+    h, w = shape[:2]
+    src = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
+    m = cv2.getPerspectiveTransform(src, np.float32(corners))
+    r, c = np.divmod(np.arange(layout.size), layout.cols)
+    pts = np.concatenate([np.stack([c + 0.5 + dx, r + 0.5 + dy], axis=1)
+                          for dx in (-inner, inner) for dy in (-inner, inner)]).astype(np.float32)
+    p = cv2.perspectiveTransform(pts[None], m)[0].reshape(4, layout.size, 2)
+    bad = (p[..., 0] < 0) | (p[..., 0] > w - 1) | (p[..., 1] < 0) | (p[..., 1] > h - 1)
+    return bad.any(axis=0)
+
+
 class BoardReader:
     """Reads frames of one board. ``markers=True`` finds it by its ArUco corner markers."""
 
@@ -227,6 +242,12 @@ class BoardReader:
         conf, doubted = doubt(states, conf, hand, f,
                               None if self.calibration is None and self._pairs and not ours
                               else self.reference, lay.cols)
+        if self.calibration is None:
+            # a photo taken close: spaces out of the picture are unknown, never guessed
+            out = outside_frame(self.corners, frame.shape, lay)
+            if out.any():
+                states = [SpaceState.UNKNOWN if o else s for s, o in zip(states, out)]
+                conf = np.where(out, 0.0, conf)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)
