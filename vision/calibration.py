@@ -309,11 +309,8 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
             # the picture's edge), its corners where the sides cross, perhaps outside the
             # picture; the pairs still have to confirm it, and the spaces out of the
             # picture are read unknown (vision.reader)
-            import cv2
-            pad = max(16, int(0.05 * max(frame.shape[:2])))
-            wide = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
             try:
-                quads.append(np.float32(find_outline(wide).corners) - pad)
+                quads.append(np.float32(find_outline(frame, cut=True).corners))
             except BoardNotFound:
                 pass
     first = bool(quads)

@@ -17,7 +17,7 @@ from tools.uncal_dev import darken_table
 from vision.locate import BoardNotFound, find_outline
 from vision.looks import look_conditions, parse_look
 from vision.pairs import lattice_confirms, settle_on_chips, shifted
-from vision.reader import BoardReader
+from vision.reader import BoardReader, outside_frame
 from vision.synth import Conditions, random_board, render
 
 LAYOUT = builtin_layout("classic")
@@ -190,3 +190,39 @@ def test_the_chips_places_leave_a_right_grid_where_it_is_and_never_move_it_a_spa
     # under it too): it is left as it was, for the pairs to refuse
     off = shifted(grid, LAYOUT, 1, 0)
     assert np.abs(settle_on_chips(image, off, LAYOUT) - off).max() < 0.35 * _space(r)
+
+
+CLOSE = """\
+. R R R B . . G W .
+. R B . B B . . . .
+G B . G . W G W B B
+B B R . . W . . W W
+G G . G R G . . B .
+B . . . W . . . G .
+W . G . R . B B . .
+W . . . . . G G G R
+R . B B . . . R G .
+. . R G . . . . . ."""
+
+
+def test_a_photo_taken_close_is_read_on_the_part_in_view_and_the_rest_is_unknown():
+    # a phone held close and tilted: a corner of the grid of spaces out of the picture
+    # (it was refused as "cut off"; tools/uncal_dev.py "close" set)
+    lk = parse_look("art=plain,board=glossy,chips=opaque,table=wood,hand=sleeve,"
+                    "light=daylight,camera=overhead,seed=582582265")
+    c = Conditions(width=1280, height=720, tilt_deg=34.03, rotation_deg=-132.96, scale=1.1086,
+                   offset=(0.0354, -0.1), distortion=0.00082, kelvin=4977.4, brightness=0.9211,
+                   uneven=0.2173, noise=1.9, jpeg=80, light_seed=15458382)
+    r = render(LAYOUT, Observation.parse(CLOSE), c, seed=352054451, look=lk)
+    out = outside_frame(r.grid_corners, r.image.shape, LAYOUT)
+    assert out.sum() >= 3
+    reading = BoardReader(None, LAYOUT).read(r.image)
+    assert reading.found, reading.problem
+    assert np.abs(reading.corners - r.grid_corners).max() < 0.15 * _space(r)
+    states = reading.observation.states
+    # the spaces out of the picture are unknown, never guessed; the rest read right
+    assert all(states[i] is SpaceState.UNKNOWN for i in np.flatnonzero(out))
+    wrong = [i for i, (a, t) in enumerate(zip(states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN and not out[i]]
+    assert wrong == [] and len(unknown) <= 1, (wrong, unknown)
