@@ -1,10 +1,14 @@
 """`seqboard read PHOTO` without a calibration, on boards printed otherwise than ours: the
 first photo of a board is read even when it lies on a dark table, is so full of chips that
 few pairs of twin spaces are left bare, or its pairs under chips point to the wrong turn;
-and the chips' own places never confirm a grid moved or resized.
+and the chips' own places never confirm a grid moved or resized. A first photo in dim
+light is read on the grid its chips sit in, not a fifth of a space off, and a photo taken
+so close that a corner of the grid is out of the picture is read on the part in view, the
+rest unknown.
 
 The scenes are tuned looks (never a held-out family) in conditions of the development sets
-of tools/uncal_dev.py, each one that was refused before (docs/vision.md, session 4)."""
+of tools/uncal_dev.py, each one that was refused or misread before (docs/vision.md,
+sessions 4 and 5)."""
 
 from dataclasses import replace
 
