@@ -142,6 +142,19 @@ def measure(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     return _score(v, pairs, spaces)
 
 
+def outside_frame(corners: np.ndarray, shape, layout: Layout, inner: float = 0.35) -> np.ndarray:
+    """(n,) spaces whose middle part (``inner`` of a space each way from its centre) is not
+    all in the picture (a grid running out of a photo taken close)."""
+    h, w = shape[:2]
+    m = _grid_homography(corners, layout)
+    r, c = np.divmod(np.arange(layout.size), layout.cols)
+    pts = np.concatenate([np.stack([c + 0.5 + dx, r + 0.5 + dy], axis=1)
+                          for dx in (-inner, inner) for dy in (-inner, inner)]).astype(np.float32)
+    p = cv2.perspectiveTransform(pts[None], m)[0].reshape(4, layout.size, 2)
+    bad = (p[..., 0] < 0) | (p[..., 0] > w - 1) | (p[..., 1] < 0) | (p[..., 1] > h - 1)
+    return bad.any(axis=0)
+
+
 def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
                chips: bool = False) -> GridCheck:
     """Does the grid lie on the board's spaces? Refused (``ok`` False) with the reason in
@@ -154,7 +167,9 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     if chips:
         # a board in play (reading without calibration): pairs with a chip on either space
         # cannot match; judge by the pairs left bare (at least eight of them)
-        bare = _bare_spaces(frame, corners, layout)
+        # (a space out of the picture, a photo taken close, is no judge either)
+        bare = _bare_spaces(frame, corners, layout) & ~outside_frame(corners, frame.shape,
+                                                                      layout)
         kept = [p for p in pairs if bare[p[0]] and bare[p[1]]]
         if len(kept) >= 8:
             pairs = kept

@@ -24,6 +24,7 @@ from engine.observation import Observation, SpaceState
 from .calibration import Calibration
 from .classify import Reference, classify, classify_by_twins, classify_learned, features
 from .doubt import doubt
+from .pairs import outside_frame
 from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
                      straighten)
 
@@ -133,21 +134,6 @@ def twin_inputs(f, pairs, states, hand, extra_twins=()) -> np.ndarray:
     x = space_inputs(f.norm, ref)
     x[~has, 3:] = 0.0
     return x
-
-
-def outside_frame(corners: np.ndarray, shape, layout: Layout, inner: float = 0.35) -> np.ndarray:
-    """(n,) spaces whose middle part (``inner`` of a space each way from its centre) is not
-    all in the picture (a grid running out of a photo taken close)."""
-    import cv2
-    h, w = shape[:2]
-    src = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
-    m = cv2.getPerspectiveTransform(src, np.float32(corners))
-    r, c = np.divmod(np.arange(layout.size), layout.cols)
-    pts = np.concatenate([np.stack([c + 0.5 + dx, r + 0.5 + dy], axis=1)
-                          for dx in (-inner, inner) for dy in (-inner, inner)]).astype(np.float32)
-    p = cv2.perspectiveTransform(pts[None], m)[0].reshape(4, layout.size, 2)
-    bad = (p[..., 0] < 0) | (p[..., 0] > w - 1) | (p[..., 1] < 0) | (p[..., 1] > h - 1)
-    return bad.any(axis=0)
 
 
 class BoardReader:

@@ -20,8 +20,8 @@ from engine.observation import Observation, SpaceState
 from tools.uncal_dev import darken_table
 from vision.locate import BoardNotFound, find_outline
 from vision.looks import look_conditions, parse_look
-from vision.pairs import lattice_confirms, settle_on_chips, shifted
-from vision.reader import BoardReader, outside_frame
+from vision.pairs import lattice_confirms, outside_frame, settle_on_chips, shifted
+from vision.reader import BoardReader
 from vision.synth import Conditions, random_board, render
 
 LAYOUT = builtin_layout("classic")
