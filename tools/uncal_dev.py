@@ -9,7 +9,10 @@ without a hand. Sets:
 - ``base``: the tuned looks as drawn;
 - ``close``: the camera closer still (scale 0.95 to 1.15, tilted 15 to 35 degrees, a lens
   bend, JPEG half the time): the grid of spaces itself often runs out of the frame, and
-  those frames are counted (refused as cut off: a part of a board is not read yet);
+  those frames are counted (a corner of the grid out of the picture is read on the part
+  in view since session 5);
+- ``closer``: as ``close``, the camera closer still (scale 1.12 to 1.3): rows of spaces
+  out of the picture;
 - ``edge``: the camera close and tilted 20 to 35 degrees, the board's edge often past the
   frame's edge (frames whose grid of spaces leaves the frame are not counted);
 - ``dark``: the light a third to a half as bright, the table round the board made 15 to
@@ -49,8 +52,9 @@ def scene(kind: str, rng: np.random.Generator):
     cond = look_conditions(look)
     fill = (0.1, 0.6)
     table_dim = 1.0
-    if kind == "close":
-        cond = replace(cond, scale=float(rng.uniform(0.95, 1.15)),
+    if kind in ("close", "closer"):
+        lo, hi = (0.95, 1.15) if kind == "close" else (1.12, 1.3)
+        cond = replace(cond, scale=float(rng.uniform(lo, hi)),
                        tilt_deg=float(rng.uniform(15, 35)),
                        distortion=float(rng.uniform(-0.08, 0.05)),
                        jpeg=int(rng.integers(50, 90)) if rng.random() < 0.5 else 0,
@@ -135,7 +139,7 @@ def main(argv=None) -> int:
         description=__doc__.split("\n\n")[0],
         epilog="example: python -m tools.uncal_dev --set edge,dark --scenes 16 --seed 21")
     ap.add_argument("--set", default="base",
-                    help="base, close, edge, dark or full (comma-separated)")
+                    help="base, close, closer, edge, dark or full (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--seed", type=int, default=11, help="any but the benchmark's (1)")
     ap.add_argument("-v", "--verbose", action="store_true")
