@@ -19,6 +19,7 @@ hands come and go.
                                                    #  "ms_per_frame_720p": ..., "by_condition": {...}}
     python benchmarks/vision.py --frames 100       # a quicker, smaller set
     python benchmarks/vision.py --calibration-only # the held-out calibration figures alone
+    python benchmarks/vision.py --uncalibrated-only --json  # the reading without calibration alone
     python benchmarks/vision.py --quick --json     # a few frames of everything, one short
                                                    # filmed game (for tests)
     python benchmarks/vision.py --json --frames 10 --scenes 0 --calibrations 5 \
@@ -45,7 +46,11 @@ a few per cent from frame to frame.
 - ``calibration_success_rate`` / ``calibration_wrong_grids``: of the empty-board scenes
   calibrated, the share saved, and how many were saved with a grid off by more than a
   quarter of a space at some corner or turned the wrong way.
-- ``uncalibrated_space_accuracy``: frames without a hand read without any calibration.
+- ``uncalibrated_space_accuracy``: frames without a hand read without any calibration
+  (the first six of each scene, one reader a scene); ``uncalibrated_wrong_rate`` its spaces
+  read confidently wrong, ``uncalibrated_unknown_rate`` read unknown on a frame whose grid
+  was found, over all its spaces; ``uncalibrated_frames_unread`` frames whose grid was not
+  found or was refused (all their spaces unknown).
 A scene whose calibration is refused still has its frames scored, all of them wrong.
 
 It also prints the filmed-game figures of ``benchmarks/video.py`` (``video_phantom_moves``,
@@ -138,10 +143,12 @@ def accuracy(frames: int, seed: int, progress) -> dict:
 
 
 def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, progress,
-            read: bool = True) -> dict:
+            read: bool = True, calibrated: bool = True) -> dict:
     """The held-out figures (see the module's docstring). ``read=False``: the calibration
     figures only (the scenes read are drawn, not rendered, so the same empty boards are
-    calibrated as in a full run)."""
+    calibrated as in a full run). ``calibrated=False``: the reading without calibration
+    only (the same frames as a full run; nothing calibrated, the other frames drawn, not
+    rendered)."""
     from vision.locate import BoardNotFound
     from vision.looks import FAMILIES, draw_look, look_conditions
     layout = builtin_layout("classic")
@@ -149,7 +156,8 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
     n_sp = layout.size
     tot = {"spaces": 0, "right": 0, "visible": 0, "wrong": 0, "under_wrong": 0, "far": 0,
            "far_unknown": 0, "boards": 0, "boards_right": 0, "frames": 0, "hand_frames": 0,
-           "uncal_spaces": 0, "uncal_right": 0}
+           "uncal_spaces": 0, "uncal_right": 0, "uncal_wrong": 0, "uncal_unknown": 0,
+           "uncal_frames": 0, "uncal_unread": 0}
     fam: dict = {}
     examples: list[str] = []
     total = scenes * frames_per_scene + cal_scenes
@@ -167,19 +175,30 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
     for s in range(scenes if read else 0):
         look = draw_look(rng, "heldout")
         cond = look_conditions(look)
-        empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
-                       seed=int(rng.integers(1 << 30)), jitter=0, look=look)
-        try:
-            reader = BoardReader(calibrate([empty.image], layout), layout, **READER_KW)
-        except (BoardNotFound, ValueError):
-            reader = None
+        empty_seed = int(rng.integers(1 << 30))
+        reader = None
+        if calibrated:
+            empty = render(layout, Observation.empty(layout.rows, layout.cols), cond,
+                           seed=empty_seed, jitter=0, look=look)
+            try:
+                reader = BoardReader(calibrate([empty.image], layout), layout, **READER_KW)
+            except (BoardNotFound, ValueError):
+                reader = None
         uncal = BoardReader(None, layout, **READER_KW)
         for k in range(frames_per_scene):
             hand = k % 3 == 2
             c = replace(cond, hand_at=int(rng.integers(0, n_sp)) if hand else None,
                         brightness=cond.brightness * float(rng.uniform(0.94, 1.06)))
             board = random_board(layout, rng, fill=float(rng.uniform(0.1, 0.6)))
-            r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
+            frame_seed = int(rng.integers(1 << 30))
+            if not calibrated:
+                if not hand and k < 6:
+                    r = render(layout, board, c, seed=frame_seed, look=look)
+                    _uncalibrated(uncal, r, board, tot)
+                done += 1
+                progress(done, total, "held-out frames (without calibration)")
+                continue
+            r = render(layout, board, c, seed=frame_seed, look=look)
             if reader is None:
                 states = (SpaceState.UNKNOWN,) * n_sp
             else:
@@ -206,9 +225,7 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
                 tot["boards"] += 1
                 tot["boards_right"] += not wrong
                 if k < 6:
-                    u = uncal.read(r.image).observation.states
-                    tot["uncal_spaces"] += n_sp
-                    tot["uncal_right"] += score(u, r.truth, r.unsure, board)[0]
+                    _uncalibrated(uncal, r, board, tot)
             for d in FAMILIES:
                 f = fam.setdefault(f"{d}={getattr(look, d)}", [0, 0])
                 f[0] += n_sp
@@ -262,9 +279,30 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
         "calibration_refused": cal_refused,          # a grid the pairs did not confirm
         "calibration_board_not_found": cal_missing,  # no quadrilateral found at all
         "uncalibrated_space_accuracy": round(tot["uncal_right"] / max(tot["uncal_spaces"], 1), 6),
+        # spaces read confidently wrong (a state, not unknown, that is not theirs) and read
+        # unknown, over all spaces of those frames; frames whose grid was not found or refused
+        "uncalibrated_wrong_rate": round(tot["uncal_wrong"] / max(tot["uncal_spaces"], 1), 6),
+        "uncalibrated_unknown_rate": round(tot["uncal_unknown"] / max(tot["uncal_spaces"], 1), 6),
+        "uncalibrated_frames": tot["uncal_frames"],
+        "uncalibrated_frames_unread": tot["uncal_unread"],
         "heldout_by_family": {k: round(v[1] / v[0], 4) for k, v in sorted(fam.items())},
         "_examples": examples,
     }
+
+
+def _uncalibrated(uncal: BoardReader, r, board: Observation, tot: dict) -> None:
+    """One frame without a hand read without calibration, added to ``tot``."""
+    reading = uncal.read(r.image)
+    u = reading.observation.states
+    tot["uncal_frames"] += 1
+    tot["uncal_unread"] += not reading.found
+    tot["uncal_spaces"] += len(u)
+    tot["uncal_right"] += score(u, r.truth, r.unsure, board)[0]
+    for i, (a, t) in enumerate(zip(u, r.truth.states)):
+        if a is SpaceState.UNKNOWN:
+            tot["uncal_unknown"] += reading.found
+        elif a != t and a != board.states[i]:
+            tot["uncal_wrong"] += 1
 
 
 def timing(width: int, height: int, frames: int, seed: int) -> dict:
@@ -316,6 +354,9 @@ def main(argv=None) -> int:
     ap.add_argument("--calibration-only", action="store_true",
                     help="only the held-out calibration figures (the same empty boards as a "
                          "full run): calibration_success_rate, calibration_wrong_grids, ...")
+    ap.add_argument("--uncalibrated-only", action="store_true",
+                    help="only the held-out reading without calibration (the same frames as "
+                         "a full run): uncalibrated_space_accuracy, uncalibrated_wrong_rate, ...")
     ap.add_argument("--no-model", action="store_true",
                     help="read with the hand-written features alone, without the learned "
                          "space classifier (to compare; the filmed games keep it)")
@@ -349,6 +390,12 @@ def main(argv=None) -> int:
         print(json.dumps(result) if args.json else
               "\n".join([f"{k}: {v}" for k, v in result.items()] +
                         [f"e.g. {e}" for e in held["_examples"]]))
+        return 0
+    if args.uncalibrated_only:
+        held = heldout(args.scenes, args.scene_frames, 0, args.seed, progress, calibrated=False)
+        result = {k: v for k, v in held.items() if k.startswith("uncalibrated_")}
+        print(json.dumps(result) if args.json else
+              "\n".join(f"{k}: {v}" for k, v in result.items()))
         return 0
     held = heldout(args.scenes, args.scene_frames, args.calibrations, args.seed, progress)
     by = accuracy(args.frames, args.seed, progress)

@@ -192,7 +192,17 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
 
 
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
-    """The grid of spaces without markers, confirmed by the twin pairs (see calibrate)."""
+    """The grid of spaces without markers, confirmed by the twin pairs (see calibrate).
+    ``chips``: a board in play (reading without calibration), the grid finally moved onto
+    the chips' own places (:func:`vision.pairs.settle_on_chips`)."""
+    grid = _found_grid(frame, layout, chips)
+    if chips:
+        from .pairs import settle_on_chips
+        grid = settle_on_chips(frame, grid, layout)
+    return grid
+
+
+def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
     from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
                         pairs_tell_turn, refine_grid, search_corners, settle_bare, settle_grid,
@@ -293,6 +303,16 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
         quads.append(np.float32(find_outline(frame).corners))
     except BoardNotFound as exc:
         problem = exc
+        if chips and "cut off" in str(exc):
+            # a photo taken close, part of the board out of the picture: the outline found
+            # in the picture with a dark margin round it (the field's hole then closes along
+            # the picture's edge), its corners where the sides cross, perhaps outside the
+            # picture; the pairs still have to confirm it, and the spaces out of the
+            # picture are read unknown (vision.reader)
+            try:
+                quads.append(np.float32(find_outline(frame, cut=True).corners))
+            except BoardNotFound:
+                pass
     first = bool(quads)
     # the outline, else other quadrilaterals that may be the board (of those the pairs
     # confirm, the one where they look most alike); the corner search, which is slow, only

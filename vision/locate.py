@@ -87,7 +87,7 @@ def _rough_board(small: np.ndarray, scale: float) -> np.ndarray | None:
     return order_corners(_extreme_corners(hull)) / scale
 
 
-def find_outline(frame: np.ndarray) -> Located:
+def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) -> Located:
     """The grid of spaces from the board's outline (no markers).
 
     The board's dark edge is a closed ring darker than both the table and the printed
@@ -95,7 +95,16 @@ def find_outline(frame: np.ndarray) -> Located:
     finds dark things whatever the light; opening removes thin print lines; the largest
     hole that is nearly a quadrilateral is the field. Its four sides are fitted as lines
     (so a printed corner chip does not cut a corner) and crossed to give the corners.
+
+    ``cut``: a board that may run out of the picture (a photo taken close): the picture is
+    given a dark margin (the field's hole then closes along the picture's edge) and the
+    corners may lie outside it; the caller must confirm the grid (the pairs).
     """
+    if cut:
+        pad = max(16, int(0.04 * max(frame.shape[:2])))
+        wide = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        loc = find_outline(wide, _corners_out=pad)
+        return Located(np.float32(loc.corners) - pad, loc.method, loc.score)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = gray.shape
     scale = min(1.0, 960.0 / max(h, w))
@@ -107,6 +116,13 @@ def find_outline(frame: np.ndarray) -> Located:
     dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     blown = cv2.dilate((small >= 248).astype(np.uint8) * 255,
                        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    if _corners_out:
+        # the dark margin round the picture (cut): the outline along it is the picture's
+        # edge, not the board's; left out of the fit as glare is, and counted as field
+        p = int(round(_corners_out * scale))
+        band = np.full(small.shape, 255, np.uint8)
+        band[p:small.shape[0] - p, p:small.shape[1] - p] = 0
+        blown = cv2.bitwise_or(blown, band)
     near = cv2.dilate(blown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))) > 0
     quad, best, glared = _field_quad(dark, None, near)
     if quad is None or best < 0.85 or glared > 0.02:
@@ -126,7 +142,7 @@ def find_outline(frame: np.ndarray) -> Located:
         raise BoardNotFound(_diagnose(gray, quad if quad is not None else _rough_board(small, scale)))
     quad = order_corners(quad)
     sides = [np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4)]
-    if min(sides) / max(sides) < 0.45 or \
+    if min(sides) / max(sides) < 0.45 or not _corners_out and \
             ((quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)).any():
         raise BoardNotFound(_diagnose(gray, quad))
     return Located(quad, "outline", best)

@@ -142,6 +142,19 @@ def measure(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     return _score(v, pairs, spaces)
 
 
+def outside_frame(corners: np.ndarray, shape, layout: Layout, inner: float = 0.35) -> np.ndarray:
+    """(n,) spaces whose middle part (``inner`` of a space each way from its centre) is not
+    all in the picture (a grid running out of a photo taken close)."""
+    h, w = shape[:2]
+    m = _grid_homography(corners, layout)
+    r, c = np.divmod(np.arange(layout.size), layout.cols)
+    pts = np.concatenate([np.stack([c + 0.5 + dx, r + 0.5 + dy], axis=1)
+                          for dx in (-inner, inner) for dy in (-inner, inner)]).astype(np.float32)
+    p = cv2.perspectiveTransform(pts[None], m)[0].reshape(4, layout.size, 2)
+    bad = (p[..., 0] < 0) | (p[..., 0] > w - 1) | (p[..., 1] < 0) | (p[..., 1] > h - 1)
+    return bad.any(axis=0)
+
+
 def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
                chips: bool = False) -> GridCheck:
     """Does the grid lie on the board's spaces? Refused (``ok`` False) with the reason in
@@ -154,7 +167,9 @@ def check_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     if chips:
         # a board in play (reading without calibration): pairs with a chip on either space
         # cannot match; judge by the pairs left bare (at least eight of them)
-        bare = _bare_spaces(frame, corners, layout)
+        # (a space out of the picture, a photo taken close, is no judge either)
+        bare = _bare_spaces(frame, corners, layout) & ~outside_frame(corners, frame.shape,
+                                                                      layout)
         kept = [p for p in pairs if bare[p[0]] and bare[p[1]]]
         if len(kept) >= 8:
             pairs = kept
@@ -428,12 +443,12 @@ LATTICE_RATIO = 2.0
 TURN_SURE = 3
 
 
-def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
-    """How many coloured chips (smooth discs of a chip's colour, not white) lie centred in
-    their spaces under the grid: for each, the circle (a third to two fifths of a space in
-    radius) whose edge is strongest, its centre searched over +-0.3 of a space; counted
-    when it is within :data:`CENTRED` of the space's middle. Any printing, any chips:
-    chips sit in the middle of their spaces, and a grid moved or resized puts them off."""
+def chip_offsets(frame: np.ndarray, corners: np.ndarray, layout: Layout
+                 ) -> list[tuple[int, float, float]]:
+    """The coloured chips (smooth discs of a chip's colour, not white) under the grid and
+    where each lies in its space: (space, dx, dy), the offset of its circle's centre from
+    the space's middle in spaces. For each, the circle (a third to two fifths of a space in
+    radius) whose edge is strongest, its centre searched over +-0.3 of a space."""
     from .classify import _centre_spread, chip_colour, features
     from .locate import straighten
     from engine.observation import SpaceState
@@ -445,7 +460,7 @@ def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int
              if spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20
              and chip_colour(f.centre[i])[0] not in (SpaceState.UNKNOWN, SpaceState.WHITE)]
     if not chips:
-        return 0
+        return []
     g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
@@ -458,14 +473,22 @@ def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int
     # (radii, offsets, angles) sample points round a space's middle
     ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
     oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
-    count = 0
+    out = []
     for i in chips:
         r, c = divmod(i, layout.cols)
         cx, cy = c * cell + cell / 2 + pad, r * cell + cell / 2 + pad
         s = mag[(cy + oy).astype(int), (cx + ox).astype(int)].mean(axis=2)   # (radii, offsets)
         k = int(np.argmax(s.max(axis=0)))
-        count += bool(np.hypot(dx[k], dy[k]) / cell < CENTRED)
-    return count
+        out.append((i, float(dx[k]) / cell, float(dy[k]) / cell))
+    return out
+
+
+def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
+    """How many coloured chips lie centred in their spaces under the grid
+    (:func:`chip_offsets`), within :data:`CENTRED` of the space's middle. Any printing,
+    any chips: chips sit in the middle of their spaces, and a grid moved or resized puts
+    them off."""
+    return sum(np.hypot(dx, dy) < CENTRED for _, dx, dy in chip_offsets(frame, corners, layout))
 
 
 def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout
@@ -523,3 +546,56 @@ def settle_bare(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.nd
     options = [np.roll(np.float32(corners), -t, axis=0) for t in turns]
     best = max(options, key=lambda c: _twin_mean(frame, c, layout, pa, pb))
     return refine_grid(frame, best, layout, steps=(0.12, 0.06, 0.03), passes=6, pairs=kept)
+
+
+#: a grid confirmed on a board in play is moved onto its chips (:func:`settle_on_chips`)
+#: when at least this many chips are centred under the moved grid ...
+FINE_CHIPS = 8
+#: ... and this many times as many as under the grid as confirmed (plus two), no corner
+#: moving more than this share of a space
+FINE_GAIN = 1.5
+FINE_REACH = 0.5
+
+
+def settle_on_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """A board in play, its grid confirmed by the pairs: the last fraction of a space, from
+    the chips' own places. Chips lie in the middle of their spaces; where they are found
+    off-centre (:func:`chip_offsets`), the grid is moved by the shift (a tenth of a space
+    at a time, +-0.3) that centres most, then by their median offset.
+    The moved grid is kept only when many more chips are centred under it
+    (:data:`FINE_CHIPS`, :data:`FINE_GAIN`), no corner moved more than
+    :data:`FINE_REACH` of a space, and the pairs still confirm it (:func:`check_grid`).
+    A grid found round the board's paper on a dark table, or with a corner out of the
+    picture, can be a fifth of a space off: confirmed (the check refuses a third), but
+    its spaces read across their edges, and the reader keeps that grid for every frame."""
+    corners = np.float32(corners)
+    before = centred_chips(frame, corners, layout)
+    # a grid a fifth of a space off hides most chips from the chip test (their middles
+    # straddle two spaces): first the shift, a tenth of a space at a time, that centres most
+    grid, most = corners, before
+    for dx in np.arange(-0.3, 0.31, 0.1):
+        for dy in np.arange(-0.3, 0.31, 0.1):
+            if abs(dx) < 1e-6 and abs(dy) < 1e-6:
+                continue
+            moved = shifted(corners, layout, float(dx), float(dy))
+            k = centred_chips(frame, moved, layout)
+            if k > most:
+                grid, most = moved, k
+    # then by the chips' median offset from their spaces' middles (robust to a chip put
+    # off-centre), kept when it centres no fewer
+    offs = chip_offsets(frame, grid, layout)
+    if len(offs) >= FINE_CHIPS:
+        mx = float(np.median([o[1] for o in offs]))
+        my = float(np.median([o[2] for o in offs]))
+        cand = shifted(grid, layout, mx, my)
+        if centred_chips(frame, cand, layout) >= most:
+            grid = cand
+    space = float(np.linalg.norm(corners[1] - corners[0])) / layout.cols
+    if float(np.linalg.norm(grid - corners, axis=1).max()) > FINE_REACH * space:
+        return corners
+    after = centred_chips(frame, grid, layout)
+    if after < FINE_CHIPS or after < FINE_GAIN * before + 2:
+        return corners
+    if not check_grid(frame, grid, layout, chips=True).ok:
+        return corners
+    return np.float32(grid)

@@ -24,6 +24,7 @@ from engine.observation import Observation, SpaceState
 from .calibration import Calibration
 from .classify import Reference, classify, classify_by_twins, classify_learned, features
 from .doubt import doubt
+from .pairs import outside_frame
 from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
                      straighten)
 
@@ -231,6 +232,12 @@ class BoardReader:
         conf, doubted = doubt(states, conf, hand, f,
                               None if self.calibration is None and self._pairs and not ours
                               else self.reference, lay.cols)
+        if self.calibration is None:
+            # a photo taken close: spaces out of the picture are unknown, never guessed
+            out = outside_frame(self.corners, frame.shape, lay)
+            if out.any():
+                states = [SpaceState.UNKNOWN if o else s for s, o in zip(states, out)]
+                conf = np.where(out, 0.0, conf)
         timings["classify_ms"] = (time.perf_counter() - t1) * 1000
         # Bumped? Most spaces no longer look like the board: look for it again.
         band_diff = np.abs(f.band_patch - self.reference.band_patch).mean(axis=1)
