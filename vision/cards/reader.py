@@ -621,6 +621,8 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
 
 #: also read the rectangles built on the new straight edges (:func:`line_candidates`)
 LINES = True
+#: settle rectangles that read different cards (:func:`_settle`)
+SETTLE = True
 
 
 def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
@@ -647,7 +649,7 @@ def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | No
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     if len({r.code for r in known}) > 1:
-        settled = _settle(known, before, read) if before is not None else None
+        settled = _settle(known, before, read) if before is not None and SETTLE else None
         if settled is not None:
             return settled
         return reading(None, quad=known[0].quad,
