@@ -7,7 +7,9 @@ the part wide enough to be a card); and rectangles of the card's known size buil
 straight new edges, each moved onto the card's own visible edges (:func:`line_candidates`,
 :func:`refine_quad`: they find a card whose changed picture is mostly a hand's). Each
 rectangle found is read; a card is named only when every rectangle that names a card names
-the same one.
+the same one, or when exactly one card is read surely both ways (index and middle) on a
+rectangle that did not read it in the picture before and every other card named is read
+one way only (:func:`_settle`).
 
 Reading (:func:`read_net`): two learned readers trained on the TUNED card families only read
 the straightened card two ways: the index reader (:mod:`vision.cards.cardnet`) both index
@@ -464,7 +466,8 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
         return border, hw, hh, np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) * L
 
     def search(centre, angles, steps, mag, aspect, coarse=False):
-        # the first, coarse search looks at a smoothed picture: half the points do
+        # the first, coarse search looks at a picture smoothed by 4 % of a card: fewer points
+        # do (``COARSE_SIDE`` a side, every ``COARSE_STRIDE``-th changed-paper point)
         border, hw, hh, _ = shape(aspect, COARSE_SIDE if coarse else 40)
         pts_ = pts[::COARSE_STRIDE] if coarse else pts
         best_s, best = -1.0, None
