@@ -279,10 +279,13 @@ def score(film: Film, record: Path) -> dict:
     warnings = sum(1 for e in entries if e.get("type") == "verdict" and e.get("kind") == "violation")
     stamped = all("t" in e and "frame" in e for e in entries
                   if e.get("type") in ("observation", "verdict"))
-    # moves applied as `unseen` (their chip on one of several unreadable spaces: counted
-    # missed above, no chip made up), and those whose chip the record later shows, on the
-    # space the true game has, by an edit naming the move (`"unseen": n`)
-    unseen = [n for n, (_, m) in enumerate(result.referee.moves, 1) if m.action == "unseen"]
+    # moves applied as `unseen` (their chip on one of several unreadable spaces, no chip
+    # made up), and those whose chip the record later shows, on the space the true game
+    # has, by an edit naming the move (`"unseen": n`). Such an edit completes the move in
+    # the replay (docs/game-record.md), so a move shown right counts as a move, not
+    # missed; one whose chip never shows stays `unseen` and is counted missed.
+    unseen = [e["n"] for e in entries if e.get("type") == "move" and e.get("action") == "unseen"
+              and isinstance(e.get("n"), int)]
     shown = {e["unseen"]: e.get("changed") for e in entries
              if e.get("type") == "edit" and isinstance(e.get("unseen"), int)}
     shown_right = 0

@@ -136,7 +136,9 @@ MAX_UNSEEN_SERIES = 8
 
 def explain_unseen(referee: Referee, obs: Observation, space: int | None,
                    arrivals: dict[int, int] | None = None,
-                   colour_blind: bool = False, where: tuple[int, ...] = ()) -> list[Series]:
+                   colour_blind: bool = False, where: tuple[int, ...] = (),
+                   gone: tuple[tuple[int, SpaceState, tuple[int, int], tuple[int, int]], ...] = ()
+                   ) -> list[Series]:
     """The legal series, in turn order, that explain ``obs`` once the chip of the team to
     move is taken to be on ``space``, a space the sensing cannot read (unknown in ``obs``,
     empty in the game), each beginning with that placement; empty when none does.
@@ -153,9 +155,16 @@ def explain_unseen(referee: Referee, obs: Observation, space: int | None,
     ``space`` None: the move may be on any of several spaces that cannot be read
     (``where``, all unknown in ``obs``): no chip is made up on any of them. The first step
     is then the move ``unseen`` (:attr:`Step.unseen`: the turn passes, the board is left
-    as it was); ``arrivals`` is needed."""
+    as it was); ``arrivals`` is needed.
+
+    ``gone``: chips seen surely while they waited on the hidden move, then seen gone
+    before it could be judged (a chip placed and taken off again meanwhile): each
+    ``(space, state, (lo, hi) it came, (lo, hi) it went)``, empty in the game and in
+    ``obs``. Each is a placement and a removal in the series, in the order seen (with
+    ``space`` None only)."""
     if space is None:
-        return _explain_unseen_somewhere(referee, obs, arrivals or {}, colour_blind, where)
+        return _explain_unseen_somewhere(referee, obs, arrivals or {}, colour_blind, where,
+                                         gone)
     if referee.over or obs.states[space] is not SpaceState.UNKNOWN \
             or referee.board.cells[space] != EMPTY or _chip_on_free(referee, obs):
         return []
@@ -202,13 +211,27 @@ def explain_in_order(referee: Referee, obs: Observation,
 
 
 def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict[int, int],
-                              colour_blind: bool, where: tuple[int, ...]) -> list[Series]:
+                              colour_blind: bool, where: tuple[int, ...],
+                              gone=()) -> list[Series]:
     """:func:`explain_unseen` for a move on one of several unreadable spaces."""
     if referee.over or _chip_on_free(referee, obs) or not where \
             or any(obs.states[i] is not SpaceState.UNKNOWN or referee.board.cells[i] != EMPTY
                    for i in where):
         return []
     changes = differences(referee, obs)
+    spans = None
+    gone = [g for g in gone if referee.board.cells[g[0]] == EMPTY
+            and obs.states[g[0]] is SpaceState.EMPTY and g[1].is_colour
+            and all(c[1] != g[0] for c in changes)]
+    if gone:
+        # a chip that came and went while it waited: placed, then taken off, in that order
+        late = 1 + max((v if isinstance(v, int) else v[1] for v in arrivals.values()),
+                       default=0)
+        spans = [arrivals.get(c[1], (late, late)) for c in changes]
+        spans = [(v, v) if isinstance(v, int) else tuple(v) for v in spans]
+        for space, st, came, went in gone:
+            changes = changes + [("place", space, st), ("remove", space, SpaceState.EMPTY)]
+            spans += [tuple(came), tuple(went)]
     if not changes or len(changes) >= MAX_UNSEEN_SERIES \
             or any(st is SpaceState.WHITE for _, _, st in changes):
         return []
@@ -221,34 +244,40 @@ def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict
     first = Step(base, v, f"{who} (not seen: on {spots}, which cannot be read)", unseen=True,
                  where=tuple(where))
     out = []
-    for series in _try_orders(work, _arrival_orders(changes, arrivals), colour_blind):
+    orders = _arrival_orders(changes, arrivals, spans, {g[0] for g in gone})
+    for series in _try_orders(work, orders, colour_blind):
         out.append(Series((first,) + series.steps))
     return out
 
 
-def _arrival_orders(changes: list[tuple[str, int, SpaceState]],
-                    arrivals: dict) -> list[list[tuple[str, int, SpaceState]]]:
+def _arrival_orders(changes: list[tuple[str, int, SpaceState]], arrivals: dict,
+                    spans: list[tuple[int, int]] | None = None,
+                    came_and_went: set[int] = frozenset()
+                    ) -> list[list[tuple[str, int, SpaceState]]]:
     """The orders of ``changes`` that keep what is known of when each came. ``arrivals``:
     for each space, ``(lo, hi)``: it changed after observation ``lo - 1`` (the last in
     which it was seen as the game has it) and by observation ``hi`` (the first in which
     it was seen changed); a bare count ``n`` is ``(n, n)``. A change comes surely before
     another only when it was seen before the other was last seen unchanged (``hi < lo``
     of the other); any other two are tried in both orders. Empty when there would be more
-    than 120 orders to try."""
-    span = {}
-    late = 1 + max((v if isinstance(v, int) else v[1] for v in arrivals.values()), default=0)
-    for c in changes:
-        v = arrivals.get(c[1], (late, late))
-        span[c[1]] = (v, v) if isinstance(v, int) else tuple(v)
+    than 120 orders to try. ``spans``: each change's ``(lo, hi)`` given (instead of by its
+    space); ``came_and_went``: spaces placed on, then taken off again (their placement
+    comes first)."""
+    if spans is None:
+        late = 1 + max((v if isinstance(v, int) else v[1] for v in arrivals.values()),
+                       default=0)
+        spans = []
+        for c in changes:
+            v = arrivals.get(c[1], (late, late))
+            spans.append((v, v) if isinstance(v, int) else tuple(v))
     n = len(changes)
-    before = [[k for k in range(n) if span[changes[k][1]][1] < span[changes[j][1]][0]]
-              for j in range(n)]
+    before = [[k for k in range(n) if spans[k][1] < spans[j][0]] for j in range(n)]
     orders: list[list] = []
 
     def extend(order: list[int], left: set[int]) -> bool:
         if not left:
             picked = [changes[k] for k in order]
-            if _removal_first(picked):
+            if _removal_first([c for c in picked if c[1] not in came_and_went]):
                 orders.append(picked)
             return len(orders) <= 120
         for j in sorted(left):

@@ -91,13 +91,18 @@ def differs(referee, obs: Observation) -> list[int]:
 
 def screen(referee, obs: Observation, doubt: float = DOUBT,
            hidden: frozenset[int] = frozenset(),
-           first_seen: dict[int, int] | None = None) -> Screened:
+           first_seen: dict[int, int] | None = None,
+           unreadable: frozenset[int] = frozenset()) -> Screened:
     """``obs`` with its doubtful differences made unknown (see the module's docstring).
     ``hidden``: the last screen's :attr:`Screened.hidden` (a move may be hidden there).
     ``first_seen``: for each space that differs, when it was first seen so (a count of
     observations): a chip that shows where the hidden move may be, seen only after chips
     that wait on it, while another such space is unread, may be the team's next move:
-    it waits too."""
+    it waits too. ``unreadable``: spaces the sensing has read only in doubt (or not at
+    all) for a long while (the session knows): their doubt does not spread to the
+    readings beside them. A passing shadow or an arm's edge does not stay for good; a
+    pale chip read as a white one in every frame, or glare on one space, does, and the
+    chips played beside it later would wait for as long as it stays."""
     diff = differs(referee, obs)
     if not diff:
         # nothing new: a move awaited where nothing can be seen is still awaited
@@ -116,7 +121,7 @@ def screen(referee, obs: Observation, doubt: float = DOUBT,
         rest = set(diff) - set(why)
         # (not from a free corner: a chip read there is its own print misread, or a chip
         # put there by mistake; its neighbours' moves are judged)
-        todo = [i for i in why if i not in referee.layout.free]
+        todo = [i for i in why if i not in referee.layout.free and i not in unreadable]
         while todo and rest:
             i = todo.pop()
             r, c = divmod(i, cols)

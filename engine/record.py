@@ -878,13 +878,28 @@ class _Replay:
                       ", the board differs at " +
                       (", ".join(ref.layout.space_name(s) for s in diff) or "no space"))
             return
+        unseen = entry.get("unseen")
+        if unseen is not None and not (_is_int(unseen) and len(named) == 1):
+            raise RecordError(f"line {line}: an edit's 'unseen' must be the number of the "
+                              f"move its one changed space completes")
         set_board(ref.board, cells)
         if self.game is not None:
             set_board(self.game.board, cells)
+        if unseen is not None:
+            # the chip of a move applied as unseen shows: that move was this placement
+            try:
+                ref.complete_unseen(unseen, named[0])
+            except EngineError as exc:
+                self.fail(line, "edit", f"'unseen' names move {unseen}: {exc}")
+                return
         won = ref.check_win()
         if won is not None and self.game is not None and not self.game.over:
             self.game.winner, self.game.over = won, True
         reason = entry.get("reason")
+        if unseen is not None:
+            self.ok(line, "edit", f"move {unseen}, not seen then, shows on {changed[0]}: "
+                                  f"its chip is put on the board")
+            return
         self.ok(line, "edit", "board taken as it stands" + (f" ({reason})" if reason else "") +
                 ": " + (", ".join(changed) or "nothing") + " changed")
 

@@ -542,6 +542,23 @@ class Referee:
                        team=player % self.n_teams, player=player,
                        message=f"takeback: {self.colour_name(player % self.n_teams)}'s last move undone")
 
+    def complete_unseen(self, n: int, space: int) -> None:
+        """Move ``n`` (numbered from 1), applied as ``unseen``, is now known: its chip shows
+        on ``space`` (already on the board, in the colour of the team that made the move).
+        The move becomes that placement in :attr:`moves` (its card still unknown); the
+        board and the turn are not changed. Raises :class:`EngineError` when move ``n`` is
+        not an unseen move or the chip on ``space`` is not its team's."""
+        if not (isinstance(n, int) and 1 <= n <= len(self.moves)):
+            raise EngineError(f"there is no move {n}")
+        player, move = self.moves[n - 1]
+        if move.action != "unseen":
+            raise EngineError(f"move {n} is not a move the camera did not see")
+        team = player % self.n_teams
+        if not 0 <= space < self.layout.size or self.board.cells[space] != team + 1:
+            raise EngineError(f"{self.colour_name(team)}'s chip is not on "
+                              f"{self.layout.space_name(space) if 0 <= space < self.layout.size else space}")
+        self.moves[n - 1] = (player, Move("place", None, space))
+
     def undo(self) -> Verdict | None:
         """Undo the last move (the undo button): the board must then be put back."""
         if not self._undo:

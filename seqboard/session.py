@@ -89,6 +89,7 @@ class Session:
         #: there when it is the only place it can be (see observe)
         self.unreadable_after = 8.0
         self._unread_since: dict[int, tuple[float | None, int]] = {}
+        self._long_unread: frozenset[int] = frozenset()
         self._observations = 0
         #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
         #: its number in the referee's moves)
@@ -96,6 +97,10 @@ class Session:
         #: each known space differing from the game: its state and the observation (a
         #: count) it first showed so in
         self._arrivals: dict[int, tuple[SpaceState, int, int]] = {}
+        #: chips that waited on a hidden move (read surely) and went again before it was
+        #: judged: (space, state, (lo, hi) it came, (lo, hi) it went)
+        self._gone: list[tuple[int, SpaceState, tuple[int, int], tuple[int, int]]] = []
+        self._turn_waiting: frozenset[int] = frozenset()
         self._as_game: dict[int, int] = {}
         self._last_t: float | None = None
         self.space_problems: dict[int, str] = {}
@@ -164,19 +169,29 @@ class Session:
         r = self.referee
         seen = obs
         at = dict(at or {})
-        self._note_unread(obs, at)
+        self._observations += 1
+        self._last_t = at.get("t")
         self._reveal_unseen(obs, at)
         self._note_arrivals(obs)
+        # spaces read only in doubt (or not at all) for a long while: their doubt does not
+        # spread to the chips played beside them
+        self._long_unread = frozenset(i for i in self._unread_since if self._unreadable(i))
         screened = evidence.screen(r, obs, hidden=self.hidden_move,
-                                   first_seen={i: hi for i, (_, _, hi) in self._arrivals.items()})
+                                   first_seen={i: hi for i, (_, _, hi) in self._arrivals.items()},
+                                   unreadable=self._long_unread)
+        self._note_unread(obs, screened)
         self.hidden_move = screened.hidden
+        self._turn_waiting = frozenset(i for i, why in screened.why if why == "turn")
         if screened.hidden and any(why == "turn" for _, why in screened.why) \
                 and all(self._unreadable(i) for i in screened.hidden):
             # the move of the team to move can only be where the camera has not read for
             # a long while: on that space when it is one (inferred there), else somewhere
             # among them (the move "unseen": no chip made up), when that makes the whole
             # change one legal series in the order it was seen (engine.catchup)
-            if len(screened.hidden) == 1:
+            if len(screened.hidden) == 1 and \
+                    seen.states[next(iter(screened.hidden))] is SpaceState.UNKNOWN:
+                # (a space read only in doubt is never given a chip by inference: the
+                # move is unseen there, and completed if its chip reads surely later)
                 (space,) = screened.hidden
                 series = self._series(seen, unseen=space)
             else:
@@ -392,6 +407,9 @@ class Session:
                 continue
             i = shown[0]
             r.board.place(i, team)
+            # the move is known now: move n is that placement (the record's edit line
+            # names it, and replay and resume complete it the same way)
+            r.complete_unseen(n, i)
             del self.unseen_moves[k]
             name = r.layout.space_name(i)
             self._write({"type": "edit", "board": r.expected().to_json()["board"],
@@ -408,6 +426,17 @@ class Session:
         count) it first showed so in: the order changes came in while they waited."""
         keep = {}
         diff = set(evidence.differs(self.referee, obs))
+        cells = self.referee.board.cells
+        if not self.hidden_move:
+            self._gone = []
+        for i in self._turn_waiting:
+            old = self._arrivals.get(i)
+            if old is not None and i not in diff and obs.states[i] is SpaceState.EMPTY \
+                    and cells[i] == 0 and old[0].is_colour:
+                # a chip that waited on the hidden move is gone again: placed and taken
+                # off meanwhile (caught up with the hidden move, in the order seen)
+                self._gone.append((i, old[0], (old[1], old[2]),
+                                   (self._observations, self._observations)))
         for i in diff:
             st = obs.states[i]
             old = self._arrivals.get(i)
@@ -424,13 +453,16 @@ class Session:
         """For each space that differs: (after which observation, by which) it changed."""
         return {i: (lo, hi) for i, (_, lo, hi) in self._arrivals.items()}
 
-    def _note_unread(self, obs: Observation, at: dict) -> None:
-        """Keep, for each space unknown in the observations, since when (the source's
-        time, and the count of observations) it has been unknown without a break."""
-        self._observations += 1
-        now = self._last_t = at.get("t")
+    def _note_unread(self, obs: Observation, screened: evidence.Screened) -> None:
+        """Keep, for each space not read in the observations, since when (the source's
+        time, and the count of observations) it has been so without a break. Not read:
+        unknown, or a doubtful reading the screen made unknown (a chip read only in doubt,
+        e.g. a pale chip read as a white one in every frame, says no more of whose chip it
+        is than an unknown space: a move waiting on it would wait for good)."""
+        now = self._last_t
+        unsure = {i for i, why in screened.why if why in ("doubtful", "beside")}
         for i, st in enumerate(obs.states):
-            if st is SpaceState.UNKNOWN:
+            if st is SpaceState.UNKNOWN or i in unsure:
                 self._unread_since.setdefault(i, (now, self._observations))
             else:
                 self._unread_since.pop(i, None)
@@ -475,18 +507,26 @@ class Session:
             found = catchup.explain_in_order(self.referee, obs, arrivals)
         elif where:
             # the doubtful readings unknown, the chips that wait on the move kept
-            screened = evidence.screen(self.referee, obs)
+            screened = evidence.screen(self.referee, obs, unreadable=self._long_unread)
             turn = {i: obs.states[i] for i, why in screened.why if why == "turn"}
             states = list(screened.observation.states)
             conf = list(screened.observation.confidence)
             for i, st in turn.items():
                 states[i], conf[i] = st, obs.confidence[i]
+            seen = Observation(obs.rows, obs.cols, tuple(states), tuple(conf))
+            # with the chips that came and went meanwhile, in the order seen; when they fit
+            # no legal series, without them (as if never seen: nothing made of them)
             found = catchup.explain_unseen(
-                self.referee, Observation(obs.rows, obs.cols, tuple(states), tuple(conf)),
-                None, self._arrival_counts(), colour_blind=self.colour_blind, where=where)
+                self.referee, seen, None, self._arrival_counts(),
+                colour_blind=self.colour_blind, where=where, gone=tuple(self._gone))
+            if not found and self._gone:
+                found = catchup.explain_unseen(
+                    self.referee, seen, None, self._arrival_counts(),
+                    colour_blind=self.colour_blind, where=where)
         elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
-                {unseen: SpaceState(self.referee.colours[self.referee.team])}))
+                {unseen: SpaceState(self.referee.colours[self.referee.team])}),
+                unreadable=self._long_unread)
             if any(why == "turn" for _, why in screened.why):
                 return []
             found = catchup.explain_unseen(self.referee, screened.observation.replace(

@@ -11,7 +11,8 @@ cast, noise, defocus, JPEG). A hand is over the board in every third frame.
 
 ``compare`` replays stored sets through model files and the calibrated rule
 (``classify_learned`` with ``COMBINE["calibrated"]`` or ``--rule``, after the four-turn
-second look) without rendering again, and prints per set and model: spaces right, wrong
+second look, with ``--second``'s opinion in it as the reader asks SEQBOARD_SPACE_SECOND's)
+without rendering again, and prints per set and model: spaces right, wrong
 readings (a count), wrong readings under hands, unknown far from hands, hand-free boards
 entirely right; and the same for the model's argmax alone. Session three's sets were
 seeds 8 and 9 (``--scenes 40`` and ``30``, ``--frames 9``, ``--photometric 0.8``);
@@ -21,6 +22,8 @@ Examples::
 
     python -m tools.spaces_dev make /tmp/dev9.npz --seed 9 --scenes 30 --frames 9
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx /tmp/new.onnx
+    python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx \
+        --second /tmp/s800.onnx
 """
 
 from __future__ import annotations
@@ -122,10 +125,11 @@ def load(path: Path) -> dict:
 
 
 def probabilities(net, d: dict) -> np.ndarray:
-    """The model's probabilities of every stored frame, after the reader's second look."""
+    """The model's probabilities of every stored frame after the reader's second look, and
+    the spaces its second model disputes."""
     from vision.reader import STEADY_BELOW, STEADY_MOST
-    from vision.spacenet import CHANNELS, SIDE, steadied
-    out = []
+    from vision.spacenet import CHANNELS, SIDE, second_opinion
+    out, disputed = [], []
     for xs, refs in zip(d["x"], d["ref"]):
         n = len(xs)
         x = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
@@ -133,11 +137,14 @@ def probabilities(net, d: dict) -> np.ndarray:
         p = refs.astype(np.float32).reshape(n, 8, 8, 3).repeat(2, 1).repeat(2, 2)
         x[:, 3:6] = p.transpose(0, 3, 1, 2) / 127.5 - 1
         x[:, 6] = 1
-        out.append(steadied(net, x, net.probabilities(x), STEADY_BELOW, STEADY_MOST))
-    return np.stack(out)
+        p, q = second_opinion(net, x, net.probabilities(x), STEADY_BELOW, STEADY_MOST)
+        out.append(p)
+        disputed.append(q)
+    return np.stack(out), np.stack(disputed)
 
 
-def combined(d: dict, probs: np.ndarray, rule: tuple) -> np.ndarray:
+def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | None = None
+             ) -> np.ndarray:
     from engine.observation import SpaceState
 
     from vision.classify import classify_learned
@@ -148,7 +155,8 @@ def combined(d: dict, probs: np.ndarray, rule: tuple) -> np.ndarray:
         fs = [states[v] for v in d["fst"][i]]
         st, _, _ = classify_learned(probs[i], (fs, d["fconf"][i], d["fhand"][i].astype(bool)),
                                     10, *rule,
-                                    blown=d["blown"][i].astype(bool) if "blown" in d else None)
+                                    blown=d["blown"][i].astype(bool) if "blown" in d else None,
+                                    disputed=None if disputed is None else disputed[i])
         out.append([index[s] for s in st])
     return np.array(out)
 
@@ -170,18 +178,21 @@ def score(d: dict, states: np.ndarray) -> dict:
             "boards": round(float(right.all(1)[nohand].mean()), 3) if nohand.any() else None}
 
 
-def compare(sets: list[Path], models: list[Path], rule: tuple) -> list[dict]:
+def compare(sets: list[Path], models: list[Path], rule: tuple,
+            second: Path | None = None) -> list[dict]:
     from vision.spacenet import SpaceNet
     rows = []
     data = [(p, load(p)) for p in sets]
+    other = SpaceNet(second) if second else None
     for m in models:
-        net = SpaceNet(m)
+        net = SpaceNet(m, other)
+        name = f"{m}+{second}" if second else str(m)
         for p, d in data:
-            probs = probabilities(net, d)
-            rows.append({"set": str(p), "model": str(m), "how": "argmax",
+            probs, disputed = probabilities(net, d)
+            rows.append({"set": str(p), "model": name, "how": "argmax",
                          **score(d, probs.argmax(-1))})
-            rows.append({"set": str(p), "model": str(m), "how": "rule",
-                         **score(d, combined(d, probs, rule))})
+            rows.append({"set": str(p), "model": name, "how": "rule",
+                         **score(d, combined(d, probs, rule, disputed))})
     return rows
 
 
@@ -207,6 +218,9 @@ def main(argv=None) -> int:
     cp.add_argument("--rule", default=None,
                     help="the calibrated rule's five figures, comma-separated (default: "
                          "the reader's COMBINE['calibrated'])")
+    cp.add_argument("--second", type=Path, default=None,
+                    help="a second model's opinion on the spaces each model is unsure of "
+                         "(as the reader asks SEQBOARD_SPACE_SECOND's); default: none")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
     args = ap.parse_args(argv)
 
@@ -228,7 +242,7 @@ def main(argv=None) -> int:
             print(f"error: --rule {args.rule!r}: five numbers, comma-separated", file=sys.stderr)
             return 2
     try:
-        rows = compare(args.sets, args.model, rule)
+        rows = compare(args.sets, args.model, rule, args.second)
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -448,7 +448,8 @@ FEATURE_COVERS_BESIDE = True
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
                      overrules: float = 1.01, stand: float = 1.01,
                      overrules_unknown: float | None = None, white_overrules: float = 0.0,
-                     empty_or_white: float = 1.01, blown: np.ndarray | None = None
+                     empty_or_white: float = 1.01, blown: np.ndarray | None = None,
+                     disputed: np.ndarray | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -467,7 +468,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     the features' reading needs at least ``white_overrules`` as well as ``overrules`` (white
     on white paper in dim light is where the model is surest and wrong). Where the model
     is unsure and the features read empty (white), a probability of white (empty) of at
-    least ``empty_or_white`` leaves it unknown: the features do not settle that pair."""
+    least ``empty_or_white`` leaves it unknown: the features do not settle that pair.
+    ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
     best = probs.argmax(axis=1)
@@ -508,6 +510,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         else:
             st = SpaceState.UNKNOWN
         if st is SpaceState.WHITE and blown is not None and blown[i] and fs is not st:
+            st = SpaceState.UNKNOWN
+        if disputed is not None and disputed[i]:
             st = SpaceState.UNKNOWN
         if st is SpaceState.UNKNOWN:
             p = min(p, 0.5)

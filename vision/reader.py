@@ -204,7 +204,7 @@ class BoardReader:
         if self.model is not None and combine is not None:
             # the learned classifier, each space beside its own empty picture when calibrated,
             # combined with the features' reading: anything doubtful is unknown
-            from .spacenet import space_inputs, steadied
+            from .spacenet import second_opinion, space_inputs
             t3 = time.perf_counter()
             if self.calibration is not None:
                 inputs = space_inputs(f.norm, self.reference.patch)
@@ -216,11 +216,15 @@ class BoardReader:
             else:
                 inputs = space_inputs(f.norm, None)
             probs = self.model.probabilities(inputs)
+            disputed = None
             if self.calibration is not None and STEADY_BELOW:
-                probs = steadied(self.model, inputs, probs, STEADY_BELOW, STEADY_MOST)
+                # the second look at unsure spaces, with the second model's opinion
+                probs, disputed = second_opinion(self.model, inputs, probs, STEADY_BELOW,
+                                                 STEADY_MOST)
             timings["model_ms"] = (time.perf_counter() - t3) * 1000
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
-                                                  blown=f.paper.min(axis=1) >= 250)
+                                                  blown=f.paper.min(axis=1) >= 250,
+                                                  disputed=disputed)
             if self.calibration is not None:
                 hand = self._uncovered(hand, f)
         # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)

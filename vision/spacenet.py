@@ -14,6 +14,12 @@ across card art) and a stranger's board (no reference). Its six outputs are the
 probabilities of :data:`CLASSES`: empty, blue, green, red, white (a flipped chip), and
 covered (a hand, an arm, a sleeve: the space cannot be read). Retrain with
 ``python -m vision.train_spaces --seed 1`` (docs/vision.md).
+
+A second model of the same network can be asked for a second opinion on the spaces the
+first is unsure of (:func:`second_opinion`; ``SEQBOARD_SPACE_SECOND=path``): tried in
+session five with the 800-scene model (``python -m vision.train_spaces --seed 1 --scenes
+800``), better on the tuned development sets, worse on the held-out looks, so not shipped
+and off by default (docs/vision.md, "Session five").
 """
 
 from __future__ import annotations
@@ -61,14 +67,16 @@ def space_inputs(norm: np.ndarray, ref_patch: np.ndarray | None) -> np.ndarray:
 
 
 class SpaceNet:
-    """The shipped model, loaded once: ``probabilities(inputs)`` -> (n, 6)."""
+    """The shipped model, loaded once: ``probabilities(inputs)`` -> (n, 6). ``second``:
+    another :class:`SpaceNet` whose opinion :func:`steadied` asks on unsure spaces."""
 
-    def __init__(self, path: str | Path = MODEL_PATH) -> None:
+    def __init__(self, path: str | Path = MODEL_PATH, second: "SpaceNet | None" = None) -> None:
         import cv2
         from .onnx_net import load_net
         path = Path(path)
         self.net = load_net(path, "space classifier", "python -m vision.train_spaces", ModelError)
         self.path = path
+        self.second = second
         # one trial run: a file that loads but is not this network fails here, not mid-game
         try:
             out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
@@ -91,20 +99,51 @@ def steadied(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray,
     sure of them) read again turned a quarter, a half and three quarters round (cards are
     printed any way round; the model was trained on all four turns): their probabilities
     are the geometric mean of the four readings. One reading's chance slips are not all
-    four's; costs a second, small batch (three inputs a space)."""
+    four's; costs a second, small batch (three inputs a space). Where ``model.second`` is
+    set, its opinion is asked too (:func:`second_opinion`)."""
+    return second_opinion(model, inputs, probs, below, most)[0]
+
+
+def second_opinion(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray, below: float,
+                   most: int = 100_000, agree: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`steadied`'s probabilities, and which spaces the two models dispute. Where
+    ``model.second`` is set, it reads the unsure spaces in all four turns too, and their
+    probabilities are the geometric mean of the eight readings: a second model, trained
+    apart, slips on other spaces than the first. A space is disputed where either model,
+    on its own four readings, gives the state the eight make most likely less than
+    ``agree``: the reader leaves it unknown, whatever the features say. Without a second
+    model nothing is disputed."""
+    disputed = np.zeros(len(probs), bool)
     sure = probs.max(axis=1)
     unsure = np.flatnonzero(sure < below)
     if not len(unsure):
-        return probs
+        return probs, disputed
     if len(unsure) > most:
         unsure = unsure[np.argsort(sure[unsure], kind="stable")[:most]]
     x = inputs[unsure]
     views = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in (1, 2, 3)])
     p = model.probabilities(np.ascontiguousarray(views)).reshape(3, len(unsure), -1)
-    logp = (np.log(probs[unsure] + 1e-7) + np.log(p + 1e-7).sum(axis=0)) / 4.0
+    first = np.log(probs[unsure] + 1e-7) + np.log(p + 1e-7).sum(axis=0)
+    second = getattr(model, "second", None)
+    if second is None:
+        return _replaced(probs, unsure, first / 4.0), disputed
+    q = second.probabilities(np.concatenate([x, views])).reshape(4, len(unsure), -1)
+    other = np.log(q + 1e-7).sum(axis=0)
+    out = _replaced(probs, unsure, (first + other) / 8.0)
+    best = out[unsure].argmax(axis=1)[:, None]
+    alone = [np.take_along_axis(_normal(logp / 4.0), best, axis=1)[:, 0] for logp in (first, other)]
+    disputed[unsure] = (alone[0] < agree) | (alone[1] < agree)
+    return out, disputed
+
+
+def _normal(logp: np.ndarray) -> np.ndarray:
     q = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return q / q.sum(axis=1, keepdims=True)
+
+
+def _replaced(probs: np.ndarray, rows: np.ndarray, logp: np.ndarray) -> np.ndarray:
     out = probs.copy()
-    out[unsure] = q / q.sum(axis=1, keepdims=True)
+    out[rows] = _normal(logp)
     return out
 
 
@@ -112,9 +151,13 @@ _shared: dict = {}
 
 
 def shared_model() -> SpaceNet:
-    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``), loaded on first
-    use (raises :class:`ModelError`)."""
+    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``), with the second
+    opinion of the file named by ``SEQBOARD_SPACE_SECOND`` if set (none is shipped: the
+    one tried did not win on held-out looks), loaded on first use (raises
+    :class:`ModelError`)."""
     path = Path(os.environ.get("SEQBOARD_SPACE_MODEL") or MODEL_PATH)
-    if path not in _shared:
-        _shared[path] = SpaceNet(path)
-    return _shared[path]
+    second = os.environ.get("SEQBOARD_SPACE_SECOND") or None
+    second = Path(second) if second else None
+    if (path, second) not in _shared:
+        _shared[path, second] = SpaceNet(path, SpaceNet(second) if second else None)
+    return _shared[path, second]

@@ -5,6 +5,8 @@
     python -m vision.train_spaces --seed 1 --augment 0 --scenes 220 --epochs 4   # the first model
     python -m vision.train_spaces --seed 1 --scenes 460 --hard 3 --beside 2 --out /tmp/h.onnx
                                                            # hard examples weighed more (tried)
+    python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx
+                                                           # the second opinion tried (session five)
 
 Needs the ``train`` extra (``pip install -e '.[train]'``: PyTorch, CPU build, and onnx for
 the export); reading never does. The data are crops of spaces from renders of looks drawn
@@ -367,7 +369,9 @@ def main(argv=None) -> int:
         ["python -m vision.train_spaces --seed 1",
          "nice -n 10 python -m vision.train_spaces --seed 1 --jobs 2 --out /tmp/s.onnx",
          "python -m vision.train_spaces --seed 1 --scenes 460 --hard 3 --beside 2 "
-         "--out /tmp/hard.onnx   # session four's model, not shipped"])
+         "--out /tmp/hard.onnx   # session four's model, not shipped",
+         "python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx   "
+         "# session five's second opinion, not shipped"])
     training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),

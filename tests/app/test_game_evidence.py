@@ -454,3 +454,110 @@ def test_an_unseen_move_in_a_record_written_before_its_spaces_were_is_restored_t
     s2.recorder.close()
     s2, ref2 = _resume(tmp_path / "again", path2)
     assert s2.unseen_moves == [] and len(ref2.moves) == 2
+
+
+def test_an_unseen_move_whose_chip_shows_later_is_completed_in_the_game_and_its_replay(tmp_path):
+    """Blue's move was taken as unseen (on j5 or j6, under the glare), then green and blue
+    played on. When the glare goes and blue's chip shows on j5, the record gets one more
+    line, the edit that names the move ("unseen": 3) and its space: move 3 is from then
+    on blue's placement on j5, in the running game, in `seqboard replay` and in a game
+    resumed from the record. The move line stays as written (the record only grows)."""
+    from engine.moves import Move
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    j5 = ref.layout.parse_space("j5")
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    assert ref.moves[2] == (0, Move("place", None, j5))
+    assert [m.action for _, m in ref.moves] == ["place"] * 5 and ref.current == 1
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [e["action"] for e in lines if e["type"] == "move"][2] == "unseen"
+    edit = [e for e in lines if e["type"] == "edit"]
+    assert [(e["changed"], e["unseen"]) for e in edit] == [(["j5"], 3)]
+    _replays(path, ref)
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert "move 3, not seen then, shows on j5" in [s.text for s in result.steps][-1]
+    s.recorder.close()
+    s, ref = _resume(tmp_path, path)
+    assert ref.moves[2] == (0, Move("place", None, j5)) and s.unseen_moves == []
+
+
+def test_an_edit_that_names_a_move_not_unseen_does_not_replay(tmp_path):
+    """A hand-edited record whose edit says a move seen on camera showed later: replay
+    refuses it, naming the line and the move."""
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    text = path.read_text().replace('"unseen":3', '"unseen":2')
+    result = replay(parse_record(text, str(path)))
+    assert not result.ok
+    bad = [st.text for st in result.steps if not st.ok]
+    assert bad and "'unseen' names move 2" in bad[0] and "not a move the camera did not see" in bad[0]
+
+
+def test_a_chip_placed_and_taken_off_while_waiting_on_an_unseen_move_is_caught_up_too(tmp_path):
+    """Glare over j5 and j6: blue's move there is not seen. Green's i9 shows (it waits on
+    blue's move), then is gone again (blue took it off with a jack), then green's e7 shows.
+    Once j5 and j6 have been unread a while, blue's move is taken as unseen and what was
+    seen meanwhile follows in the order seen: green i9, blue removes i9, green e7. Before,
+    i9's coming and going was lost (two moves missed). Nothing is warned, the record
+    replays."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"i9": ("G", 1.0)}), _at(6.0))
+    assert len(ref.moves) == 2 and _names(ref, s.waiting) == ["i9"]
+    s.observe(_seen(ref, glare), _at(6.5))                             # i9 taken off
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(7.0))
+    assert len(ref.moves) == 2                                          # j5, j6 unread 5 s only
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(11.0))
+    assert [(p, m.action, m.space and ref.layout.space_name(m.space)) for p, m in ref.moves] == \
+        [(0, "place", "e5"), (1, "place", "h8"), (0, "unseen", None), (1, "place", "i9"),
+         (0, "remove", "i9"), (1, "place", "e7")]
+    assert s.warning is None and not s.waiting
+    assert not [e for e in events if e.kind == "warning"]
+    assert [e.text for e in events if e.kind == "caught_up"] == \
+        ["caught up: blue (not seen: on j5 or j6, which cannot be read), then green i9, "
+         "then blue removes i9, then green e7"]
+    _replays(path, ref)
+
+
+def test_a_chip_that_came_and_went_in_no_legal_order_is_not_caught_up(tmp_path):
+    """The same, but the chip that came and went was green's, seen after green's e7:
+    green cannot have played twice in a row, so it is not made a move; green's e7 is
+    caught up after blue's unseen move, as before (nothing made up)."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(6.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0), "i9": ("G", 1.0)}), _at(7.0))
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(9.0))        # i9 gone again
+    s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(14.0))
+    assert [(p, m.action) for p, m in ref.moves][2:] == [(0, "unseen"), (1, "place")]
+    assert ref.board.cells[ref.layout.parse_space("i9")] == 0
+    _replays(path, ref)
+
+
+def test_a_move_on_a_space_read_only_in_doubt_is_unseen_not_inferred_and_completed_later(tmp_path):
+    """Blue's pale chip on b8 reads as a white chip at 0.3 in every observation (a spot
+    light): green's e6 waits on blue's move. After 8 s blue's move is applied unseen,
+    on b8, which is the one place left, but no chip is made up on a reading that is only
+    a doubt; green's e6 is judged. When b8 reads blue surely (the light changed), the
+    move is completed there."""
+    from engine.moves import Move
+    s, ref, path, events = _session(tmp_path)
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, {"h8": ("G", 1.0)}), _at(4.0))
+    pale = {"b8": ("W", 0.3)}
+    s.observe(_seen(ref, pale), _at(6.0))
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(8.0))
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(11.0))
+    assert len(ref.moves) == 2 and "e6" in _names(ref, s.waiting)
+    s.observe(_seen(ref, pale | {"e6": ("G", 1.0)}), _at(15.0))
+    b8 = ref.layout.parse_space("b8")
+    assert [(p, m.action) for p, m in ref.moves][2:] == [(0, "unseen"), (1, "place")]
+    assert ref.board.cells[b8] == 0 and s.warning is None
+    assert "blue (not seen: on b8, which cannot be read)" in \
+        [e.text for e in events if e.kind == "verdict"]
+    s.observe(_seen(ref, {"b8": ("B", 1.0)}), _at(18.0))
+    assert ref.moves[2] == (0, Move("place", None, b8)) and ref.board.cells[b8] == 1
+    _replays(path, ref)
