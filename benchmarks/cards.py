@@ -12,7 +12,9 @@ JSON object with --json: card_accuracy (right / views), card_wrong_rate (confide
 views), card_unknown_rate, card_ms (per new card, one core), and the same over the views
 where no hand covers the card (``clear_*``), where a hand covers part of it
 (``covered_*``) and by card family; ``cards_named_by_*``: the cards named (right or wrong)
-by the index corners alone, by the middle alone (no corner read it surely), or by both.
+by the index corners alone, by the middle alone (no corner read it surely), or by both;
+``card_unknown_*``: why the cards left unknown were (no new card found, the rectangles
+found read different cards, or no way read the card surely).
 
 Then the refereed games (``--games``, at least 10 by default): two greedy players play a
 classic game; each card they lay is rendered on a held-out pile picture and read by the
@@ -206,7 +208,20 @@ def _view(task):
     t = (time.perf_counter() - t0) * 1000
     k = 0 if r.code == s.code else (2 if r.code is None else 1)
     return (k, t, bool(s.hand_over_card), s.style.family,
-            f"{s.code} read {r.code} ({s.families}, {r.way or r.reason})", getattr(r, "way", ""))
+            f"{s.code} read {r.code} ({s.families}, {r.way or r.reason})", getattr(r, "way", ""),
+            unknown_kind(r.reason) if r.code is None else "")
+
+
+def unknown_kind(reason: str) -> str:
+    """Why a card was not named, from the reader's reason: ``not_found`` (no new card),
+    ``disagree`` (the rectangles read different cards) or ``not_sure`` (read surely by no
+    way: fingers over the index corners and the middle, the corners and the middle
+    disagreeing)."""
+    if "no new card" in reason:
+        return "not_found"
+    if "outline is doubtful" in reason:
+        return "disagree"
+    return "not_sure"
 
 
 def main(argv=None) -> int:
@@ -248,7 +263,10 @@ def main(argv=None) -> int:
     else:
         pool = None
         results = map(_view, tasks)
-    for i, (k, t, over, family, example, way) in enumerate(results):
+    why = {"not_found": 0, "disagree": 0, "not_sure": 0}
+    for i, (k, t, over, family, example, way, kind) in enumerate(results):
+        if kind:
+            why[kind] += 1
         ms += t
         right += k == 0
         wrong += k == 1
@@ -284,6 +302,9 @@ def main(argv=None) -> int:
         "cards_named_by_index_only": ways.get("index", 0),
         "cards_named_by_middle_only": ways.get("middle", 0),
         "cards_named_by_both": ways.get("both", 0),
+        "card_unknown_not_found": why["not_found"],
+        "card_unknown_rectangles_disagree": why["disagree"],
+        "card_unknown_not_read_surely": why["not_sure"],
     }
     for f, (a, b, c) in sorted(fam.items()):
         out[f"{f}_card_accuracy"] = round(a / max(1, a + b + c), 4)

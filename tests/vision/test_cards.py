@@ -12,7 +12,7 @@ import pytest
 
 from engine.cards import ONE_EYED_JACKS, TWO_EYED_JACKS
 from seqboard.cli import main
-from vision.cards import cardnet, reader, train
+from vision.cards import cardnet, reader, scene, train
 from vision.cards.scene import render_pile
 from vision.cards.styles import (CODES, FAMILIES, HELD_OUT, ONE_EYED, TUNED, card_image,
                                  card_style, random_style)
@@ -318,3 +318,54 @@ def test_the_rectangles_built_on_edges_are_never_mirrored():
         d0, d1 = q[1] - q[0], q[2] - q[1]
         assert d0[0] * d1[1] - d0[1] * d1[0] > 0
     assert reader.read_pile(s.after, s.before, s.card_px).code == "JS"
+
+
+# tuned development piles (session five, docs/cards.md) where a rectangle half off the new
+# card, on a card below or a hand, read another card, and the card was left unknown before
+@pytest.mark.parametrize("seed,i", [(5, 17), (6, 333), (6, 561)])
+def test_a_rectangle_on_a_card_below_reading_another_card_does_not_hide_the_new_card(seed, i):
+    s = render_pile(np.random.default_rng([seed, i]), "tuned")
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == s.code, r.reason
+    assert r.way == "both"               # read surely by its corners and its middle
+
+
+def _two_cards(seed, before_too):
+    """A pile with the new 5H, and a 9C lying apart on the table: laid at the same time
+    (``before_too`` False), or there before the 5H came."""
+    st = card_style("classic", seed)
+    s = render_pile(np.random.default_rng(seed), "tuned", code="5H", style=st, hand="none")
+    c = s.quad.mean(axis=0)
+    far = np.float32([448 - 0.5 * s.card_px if c[0] < 224 else 0.5 * s.card_px,
+                      448 - 0.5 * s.card_px if c[1] < 224 else 0.5 * s.card_px])
+
+    def lay(img):
+        f = img.astype(np.float32)
+        q = scene._place(f, card_image("9C", st, 240), far, 0.0, 0.9 * s.card_px, 0.3)
+        return np.clip(f, 0, 255).astype(np.uint8), np.float32(q)
+
+    after, q9 = lay(s.after)
+    before = lay(s.before)[0] if before_too else s.before
+    return after, before, [np.float32(s.quad), q9]
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_two_cards_each_read_surely_where_one_is_looked_for_stay_unknown(seed):
+    after, before, quads = _two_cards(seed, before_too=False)
+    r = reader.read_agreed(after, quads, reader.read_straight, reader.CardReading, before)
+    assert r.code is None and "5H" in r.reason and "9C" in r.reason
+    # the 9C was there before the 5H came: it is not the new card
+    after, before, quads = _two_cards(seed, before_too=True)
+    r = reader.read_agreed(after, quads, reader.read_straight, reader.CardReading, before)
+    assert r.code == "5H"
+
+
+# tuned development piles: fingers over one index corner of a queen and of a king (the
+# drawn court pictures do not say which), the other corner reads it (probability 0.9 to 0.95)
+@pytest.mark.parametrize("i,code", [(403, "QC"), (962, "KH")])
+def test_a_court_card_with_a_finger_over_one_corner_is_read_by_the_other(i, code):
+    s = render_pile(np.random.default_rng([6, i]), "tuned")
+    assert s.hand_over_card and s.code == code
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == code, r.reason
+    assert r.way == "index"

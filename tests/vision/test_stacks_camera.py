@@ -186,6 +186,15 @@ def test_the_reader_on_the_held_out_style_names_cards_and_never_a_wrong_one():
     assert right >= 6
 
 
+# tuned development piles with fingers over the new STACKS card: its changed picture is
+# mostly the hand's; the rectangles built on the card's own new edges find it
+@pytest.mark.parametrize("i,code", [(6, "RV"), (7, "R3"), (15, "SC")])
+def test_a_stacks_card_with_fingers_over_it_is_found_on_its_own_edges_and_read(i, code):
+    sc = render_stacks_pile(np.random.default_rng([8, i]), "tuned", hand_over=True)
+    assert sc.hand_over_card and sc.code == code
+    assert read_stacks_pile(sc.after, sc.before, sc.card_px).code == code
+
+
 def test_stacks_spots_file_round_trip_and_one_line_errors(tmp_path):
     p = tmp_path / "cal.piles.json"
     save_stacks_spots(p, spots(2))

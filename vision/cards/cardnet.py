@@ -45,10 +45,11 @@ def corner_crop(norm: np.ndarray) -> np.ndarray:
     return cv2.resize(c, SIZE, interpolation=cv2.INTER_AREA)
 
 
-def corner_inputs(card: np.ndarray) -> np.ndarray:
+def corner_inputs(card: np.ndarray, norm: np.ndarray | None = None) -> np.ndarray:
     """(2, 3, SIZE[1], SIZE[0]) float32: the two index corners of a straightened card (the
-    top-left one, then the bottom-right one turned upright)."""
-    n = paper_normalised(card)
+    top-left one, then the bottom-right one turned upright). ``norm``: the card's
+    :func:`paper_normalised` picture when it was made already."""
+    n = paper_normalised(card) if norm is None else norm
     a = corner_crop(n)
     b = corner_crop(np.ascontiguousarray(n[::-1, ::-1]))
     x = np.stack([a, b]).transpose(0, 3, 1, 2)

@@ -43,10 +43,10 @@ def scale(x: np.ndarray) -> np.ndarray:
     return (x - 0.6) / 0.4
 
 
-def mid_inputs(card: np.ndarray) -> np.ndarray:
+def mid_inputs(card: np.ndarray, norm: np.ndarray | None = None) -> np.ndarray:
     """(2, 3, SIZE[1], SIZE[0]) float32: the straightened card (BGR uint8) as it lies and
-    turned half round."""
-    a = mid_crop(paper_normalised(card))
+    turned half round (``norm``: its :func:`paper_normalised` picture, when made already)."""
+    a = mid_crop(paper_normalised(card) if norm is None else norm)
     b = np.ascontiguousarray(a[::-1, ::-1])
     return scale(np.stack([a, b]).transpose(0, 3, 1, 2))
 
@@ -66,8 +66,8 @@ class MidNet:
         self.net.setInput(np.ascontiguousarray(x, np.float32))
         return softmax(np.asarray(self.net.forward(), np.float32).reshape(len(x), -1))
 
-    def probabilities(self, card: np.ndarray) -> np.ndarray:
-        return self.batch(mid_inputs(card)).mean(axis=0)
+    def probabilities(self, card: np.ndarray, norm: np.ndarray | None = None) -> np.ndarray:
+        return self.batch(mid_inputs(card, norm)).mean(axis=0)
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,7 +7,9 @@ the part wide enough to be a card); and rectangles of the card's known size buil
 straight new edges, each moved onto the card's own visible edges (:func:`line_candidates`,
 :func:`refine_quad`: they find a card whose changed picture is mostly a hand's). Each
 rectangle found is read; a card is named only when every rectangle that names a card names
-the same one.
+the same one, or when exactly one card is read surely both ways (index and middle) on a
+rectangle that did not read it in the picture before and every other card named is read
+one way only (:func:`_settle`).
 
 Reading (:func:`read_net`): two learned readers trained on the TUNED card families only read
 the straightened card two ways: the index reader (:mod:`vision.cards.cardnet`) both index
@@ -41,14 +43,19 @@ MIN_SUIT_SCORE = 0.90
 MIN_SUIT_MARGIN = 0.03
 # The learned reader (cardnet): chosen on tuned validation piles (docs/cards.md).
 NET_BOTH = 0.5           # each corner, when both name the card
-NET_ONE = 0.95           # the one corner, when the other sees no index (a hand over it)
+NET_ONE = 0.9            # the one corner, when the other sees no index (a hand over it)
 NET_OTHER_NONE = 0.5     # ... and how sure that other corner is that it shows no index
 # The middle reader (midnet): chosen on tuned validation piles (docs/cards.md).
 MID_SURE = 0.9           # the middle alone names the card (no corner names another)
 MID_CONFIRM = 0.5        # the middle confirms the card one corner alone names
 MID_VETO = 0.9           # the middle names another card this surely: the corners' card is doubted
 CORNER_VETO = 0.3        # a corner names another card this surely: the middle's card is doubted
+# Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five")
+SETTLE_SURE = 0.9        # one card read this surely both ways (a corner and the middle) ...
+SETTLE_OTHER = 0.5       # ... and no other card read both ways this surely: the first is named
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
+COARSE_SIDE = 14                   # points a side in the finder's first, coarse search
+COARSE_STRIDE = 3                  # ... and every how many changed-paper points it counts
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
 
 
@@ -330,7 +337,7 @@ def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = N
     return mid, "", "middle"
 
 
-def _mid_probabilities(card: np.ndarray) -> np.ndarray | None:
+def _mid_probabilities(card: np.ndarray, norm: np.ndarray | None = None) -> np.ndarray | None:
     """The middle reader's probabilities, or None when its model file cannot be loaded (the
     index corners then read alone)."""
     from . import midnet
@@ -338,12 +345,13 @@ def _mid_probabilities(card: np.ndarray) -> np.ndarray | None:
         net = midnet.shipped()
     except cardnet.ModelError:
         return None
-    return net.probabilities(card)
+    return net.probabilities(card, norm)
 
 
 def read_net(card: np.ndarray) -> CardReading:
-    p = cardnet.shipped().probabilities(cardnet.corner_inputs(card))
-    pm = _mid_probabilities(card)
+    norm = cardnet.paper_normalised(card)         # made once for both readers
+    p = cardnet.shipped().probabilities(cardnet.corner_inputs(card, norm))
+    pm = _mid_probabilities(card, norm)
     pips = None     # the pip count is not asked: on tuned piles it refused right readings only
     code, reason, way = combined_decision(p, pm, pips)
     k = p.argmax(axis=1)
@@ -426,7 +434,7 @@ def _gradient(img: np.ndarray) -> np.ndarray:
 
 
 def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
-              mag: np.ndarray | None = None):
+              mag: np.ndarray | None = None, blurred: dict | None = None):
     """The card-sized rectangle that best lies on the picture's edges and holds the changed
     paper ``cm``: a search round the changed paper's own rectangle."""
     cs, _ = cv2.findContours(cm.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -446,10 +454,10 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
     ys, xs = np.nonzero(cm)
     k = np.linspace(0, len(xs) - 1, min(len(xs), 400)).astype(int)
     pts = np.stack([xs[k], ys[k]], 1).astype(np.float32)
-    t = np.linspace(0, 1, 40, endpoint=False)
 
-    def shape(aspect):
+    def shape(aspect, n_side=40):
         """Points along the border of the card and its corners (width L/aspect, height L)."""
+        t = np.linspace(0, 1, n_side, endpoint=False)
         hw, hh = 0.5 / aspect, 0.5
         border = np.concatenate([np.stack([-hw + 2 * hw * t, -hh + 0 * t], 1),
                                  np.stack([hw + 0 * t, -hh + 2 * hh * t], 1),
@@ -457,8 +465,11 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
                                  np.stack([-hw + 0 * t, hh - 2 * hh * t], 1)]) * L
         return border, hw, hh, np.float32([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) * L
 
-    def search(centre, angles, steps, mag, aspect):
-        border, hw, hh, _ = shape(aspect)
+    def search(centre, angles, steps, mag, aspect, coarse=False):
+        # the first, coarse search looks at a picture smoothed by 4 % of a card: fewer points
+        # do (``COARSE_SIDE`` a side, every ``COARSE_STRIDE``-th changed-paper point)
+        border, hw, hh, _ = shape(aspect, COARSE_SIDE if coarse else 40)
+        pts_ = pts[::COARSE_STRIDE] if coarse else pts
         best_s, best = -1.0, None
         off = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)       # (k, 2)
         for a_deg in angles:
@@ -468,7 +479,7 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
             bx = np.clip((rb[None, :, 0] + off[:, None, 0]).astype(int), 0, Ww - 1)
             by = np.clip((rb[None, :, 1] + off[:, None, 1]).astype(int), 0, Hh - 1)
             edge = np.median(mag[by, bx], axis=1)                           # (k,)
-            lp = (pts[None] - centre - off[:, None]) @ R                    # (k, p, 2)
+            lp = (pts_[None] - centre - off[:, None]) @ R                   # (k, p, 2)
             inside = np.mean((np.abs(lp[..., 0]) < hw * L * 1.04)
                              & (np.abs(lp[..., 1]) < hh * L * 1.04), axis=1)
             sc = edge * inside ** 3
@@ -478,9 +489,17 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
         return best, best_s
 
     c0 = np.float32([cx, cy])
-    soft = cv2.GaussianBlur(mag, (0, 0), max(1.5, 0.04 * L))
-    mid = cv2.GaussianBlur(mag, (0, 0), max(1.0, 0.015 * L))
-    (c, a), _ = search(c0, np.arange(0, 180, 5), np.linspace(-0.18, 0.18, 7) * L, soft, 1.45)
+    # the smoothed edge pictures, made once for the starts that share ``mag`` (``blurred``)
+    key = (id(mag), round(L, 3))
+    if blurred is not None and key in blurred:
+        soft, mid = blurred[key]
+    else:
+        soft = cv2.GaussianBlur(mag, (0, 0), max(1.5, 0.04 * L))
+        mid = cv2.GaussianBlur(mag, (0, 0), max(1.0, 0.015 * L))
+        if blurred is not None:
+            blurred[key] = (soft, mid)
+    (c, a), _ = search(c0, np.arange(0, 180, 5), np.linspace(-0.18, 0.18, 7) * L, soft, 1.45,
+                       coarse=True)
     (c, a), _ = search(np.float32(c), np.arange(a - 4, a + 4.1, 2),
                        np.linspace(-0.06, 0.06, 7) * L, mid, 1.45)
     best, best_s = None, -1.0
@@ -526,23 +545,25 @@ def _new_card_quads(after, before, card_px):
     i = 1 + int(np.argmax(paper[1:]))
     if not card_px:
         return new_card_candidates(after, lab == i, bright, card_px)
-    quads = [_fit_rect(after, (lab == i) & bright, card_px)]
+    mag_after = _gradient(after)
+    quads = [_fit_rect(after, (lab == i) & bright, card_px, mag_after)]
     if card_px:
         # more starts, fitted on the edges that are new (an edge of a card below is not the
         # new card's): the changed parts grouped (a card laid on cards changes only where
         # its ink is: scattered pips), the biggest two (a bright arm may hold more paper-like
         # pixels than the card), and the part wide enough to be a card (an arm is narrower)
-        mag_new = np.maximum(_gradient(after) - cv2.dilate(_gradient(before), np.ones((3, 3))), 0)
+        mag_new = np.maximum(mag_after - cv2.dilate(_gradient(before), np.ones((3, 3))), 0)
+        blurred: dict = {}
         k = int(0.3 * card_px) | 1
         grouped = _morph_coarse(cm, cv2.MORPH_CLOSE, k)
         n2, lab2, stats2, _ = cv2.connectedComponentsWithStats(grouped)
         big = [j for j in np.argsort(-stats2[:, 4]) if j != 0
                and stats2[j, 4] >= 0.15 * card_px * card_px / 1.4][:2]
         for j in big:
-            quads.append(_fit_rect(after, lab2 == j, card_px, mag_new))
+            quads.append(_fit_rect(after, lab2 == j, card_px, mag_new, blurred))
         core = _card_core(grouped, card_px)
         if core is not None:
-            quads.append(_fit_rect(after, core, card_px, mag_new))
+            quads.append(_fit_rect(after, core, card_px, mag_new, blurred))
     return [q for q in quads if q is not None]
 
 
@@ -598,11 +619,13 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         for q in line_candidates(after, before, card_px):
             if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
                 quads.append(q)
-    return read_agreed(after, quads, read_straight, CardReading)
+    return read_agreed(after, quads, read_straight, CardReading, before)
 
 
 #: also read the rectangles built on the new straight edges (:func:`line_candidates`)
 LINES = True
+#: settle rectangles that read different cards (:func:`_settle`)
+SETTLE = True
 
 
 def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
@@ -612,10 +635,12 @@ def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
                for f in (p, p[::-1]) for s in range(4))
 
 
-def read_agreed(after: np.ndarray, quads, read, reading):
+def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | None = None):
     """Each rectangle of ``quads`` straightened and read by ``read``; the card named only
     when the ones read surely agree, else unknown (``reading(None, quad=..., reason=...)``)
-    saying why; with none read surely, the reading of the rectangle most like a card."""
+    saying why; with none read surely, the reading of the rectangle most like a card.
+    With ``before`` (the picture before the card was laid), rectangles that disagree may
+    still be settled (:func:`_settle`)."""
     if not quads:
         return reading(None, reason="no new card found")
     reads = []
@@ -627,10 +652,49 @@ def read_agreed(after: np.ndarray, quads, read, reading):
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     if len({r.code for r in known}) > 1:
+        settled = _settle(known, before, read) if before is not None and SETTLE else None
+        if settled is not None:
+            return settled
         return reading(None, quad=known[0].quad,
                        reason="the card's outline is doubtful: it reads "
                               + " or ".join(sorted({r.code for r in known})))
     return known[0]
+
+
+def _two_ways(r, code: str, sure: float) -> bool:
+    """Whether reading ``r`` names ``code`` both ways: a corner and the middle, each with
+    probability at least ``sure`` (False for a reader without both)."""
+    if r.probs is None or r.mid_probs is None or code not in cardnet.CODES:
+        return False
+    j = cardnet.CODES.index(code)
+    return float(r.probs[:, j].max()) >= sure and float(r.mid_probs[j]) >= sure
+
+
+def _settle(known, before, read):
+    """Rectangles that name different cards: the card named when exactly one of them is read
+    surely both ways (a corner and the middle, each >= ``SETTLE_SURE``) on a rectangle that
+    did not read it in the picture before (a card below, already there, is not the new
+    card), and every other card named is read by one way only (the corners or the middle,
+    the other under ``SETTLE_OTHER``: a rectangle half off the card, on a card below or on
+    a hand, reads a card by its index or its middle, not by both) or was there before.
+    Otherwise None (unknown)."""
+    seen_before: dict = {}
+
+    def there_before(r) -> bool:
+        k = id(r)
+        if k not in seen_before:
+            seen_before[k] = read(straighten(before, r.quad)).code == r.code
+        return seen_before[k]
+
+    strong = {r.code for r in known if _two_ways(r, r.code, SETTLE_SURE)
+              and not there_before(r)}
+    if len(strong) != 1:
+        return None
+    code = strong.pop()
+    for r in known:
+        if r.code != code and _two_ways(r, r.code, SETTLE_OTHER) and not there_before(r):
+            return None
+    return next(r for r in known if r.code == code and _two_ways(r, code, SETTLE_SURE))
 
 
 def _edge_score(img: np.ndarray, quad: np.ndarray) -> float:
