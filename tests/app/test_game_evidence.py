@@ -480,6 +480,31 @@ def test_an_unseen_move_whose_chip_shows_later_is_completed_in_the_game_and_its_
     assert ref.moves[2] == (0, Move("place", None, j5)) and s.unseen_moves == []
 
 
+def test_moves_undone_after_an_unseen_move_was_completed_keep_its_chip(tmp_path):
+    """Blue's move 3 was unseen; its chip showed on j5 after green's e6 and blue's b5.
+    The players then undo b5 and e6 (the undo button) and take those chips off: blue's
+    chip on j5 stays on the table and on the referee's board (move 3 put it there), so
+    the board as it stands is no new chip and no warning, and green's e6 played again is
+    judged as usual. The record replays and resumes to the same game."""
+    from engine.moves import Move
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    j5 = ref.layout.parse_space("j5")
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    assert s.undo() and s.undo()
+    assert len(ref.moves) == 3 and ref.current == 1
+    assert ref.board.cells[j5] == 1 and ref.moves[2] == (0, Move("place", None, j5))
+    v = s.observe(_seen(ref, {"j6": (".", 1.0)}), _at(22.0))
+    assert v.kind == "no_change" and s.warning is None and not s.waiting
+    v = s.observe(_seen(ref, {"j6": (".", 1.0), "e6": ("G", 1.0)}), _at(24.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["e6"] and v.player == 1
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert not [x for x in lines if x.get("kind") in ("violation", "warning")]
+    _replays(path, ref)
+    s.recorder.close()
+    s, ref2 = _resume(tmp_path, path)
+    assert ref2.moves == ref.moves and ref2.board.cells == ref.board.cells
+
+
 def test_an_edit_that_names_a_move_not_unseen_does_not_replay(tmp_path):
     """A hand-edited record whose edit says a move seen on camera showed later: replay
     refuses it, naming the line and the move."""
