@@ -546,8 +546,11 @@ class Referee:
         """Move ``n`` (numbered from 1), applied as ``unseen``, is now known: its chip shows
         on ``space`` (already on the board, in the colour of the team that made the move).
         The move becomes that placement in :attr:`moves` (its card still unknown); the
-        board and the turn are not changed. Raises :class:`EngineError` when move ``n`` is
-        not an unseen move or the chip on ``space`` is not its team's."""
+        board and the turn are not changed. The positions kept for undo after move ``n``
+        get the chip too (with the sequences it completes there, the default five), so
+        that undoing later moves never takes off a chip move ``n`` placed; undoing move
+        ``n`` itself does. Raises :class:`EngineError` when move ``n`` is not an unseen
+        move or the chip on ``space`` is not its team's."""
         if not (isinstance(n, int) and 1 <= n <= len(self.moves)):
             raise EngineError(f"there is no move {n}")
         player, move = self.moves[n - 1]
@@ -558,6 +561,18 @@ class Referee:
             raise EngineError(f"{self.colour_name(team)}'s chip is not on "
                               f"{self.layout.space_name(space) if 0 <= space < self.layout.size else space}")
         self.moves[n - 1] = (player, Move("place", None, space))
+        # the snapshot at index j is the position before move j + 1: those after move n
+        # were taken without the chip, which was on the table all along
+        for j in range(n, len(self._undo)):
+            snap = self._undo[j]
+            if snap[0][0][space] != EMPTY:
+                # a chip the game had there meanwhile (a misreading, taken off since):
+                # that position is left as the game had it
+                continue
+            board = self.board.copy()
+            board.restore(snap[0])
+            board.place(space, team)
+            self._undo[j] = (board.snapshot(),) + snap[1:]
 
     def undo(self) -> Verdict | None:
         """Undo the last move (the undo button): the board must then be put back."""

@@ -419,6 +419,11 @@ class Session:
             text = f"{r.colour_name(team)}'s move not seen earlier shows on {name}"
             self._log_line("edit", text, spaces=[i])
             self._emit(Event("edit", None, text, (i,)))
+            if r.check_win() is not None:
+                # its chip made the winning sequence: the game is over, as its replay says
+                if self.game is not None and not self.game.over:
+                    self.game.winner, self.game.over = r.winner, True
+                self.finish()
             return
 
     def _note_arrivals(self, obs: Observation) -> None:

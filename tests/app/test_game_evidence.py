@@ -480,6 +480,31 @@ def test_an_unseen_move_whose_chip_shows_later_is_completed_in_the_game_and_its_
     assert ref.moves[2] == (0, Move("place", None, j5)) and s.unseen_moves == []
 
 
+def test_moves_undone_after_an_unseen_move_was_completed_keep_its_chip(tmp_path):
+    """Blue's move 3 was unseen; its chip showed on j5 after green's e6 and blue's b5.
+    The players then undo b5 and e6 (the undo button) and take those chips off: blue's
+    chip on j5 stays on the table and on the referee's board (move 3 put it there), so
+    the board as it stands is no new chip and no warning, and green's e6 played again is
+    judged as usual. The record replays and resumes to the same game."""
+    from engine.moves import Move
+    s, ref, path = _glare_game_to_an_unseen_move(tmp_path)
+    j5 = ref.layout.parse_space("j5")
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    assert s.undo() and s.undo()
+    assert len(ref.moves) == 3 and ref.current == 1
+    assert ref.board.cells[j5] == 1 and ref.moves[2] == (0, Move("place", None, j5))
+    v = s.observe(_seen(ref, {"j6": (".", 1.0)}), _at(22.0))
+    assert v.kind == "no_change" and s.warning is None and not s.waiting
+    v = s.observe(_seen(ref, {"j6": (".", 1.0), "e6": ("G", 1.0)}), _at(24.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["e6"] and v.player == 1
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert not [x for x in lines if x.get("kind") in ("violation", "warning")]
+    _replays(path, ref)
+    s.recorder.close()
+    s, ref2 = _resume(tmp_path, path)
+    assert ref2.moves == ref.moves and ref2.board.cells == ref.board.cells
+
+
 def test_an_edit_that_names_a_move_not_unseen_does_not_replay(tmp_path):
     """A hand-edited record whose edit says a move seen on camera showed later: replay
     refuses it, naming the line and the move."""
@@ -560,4 +585,38 @@ def test_a_move_on_a_space_read_only_in_doubt_is_unseen_not_inferred_and_complet
         [e.text for e in events if e.kind == "verdict"]
     s.observe(_seen(ref, {"b8": ("B", 1.0)}), _at(18.0))
     assert ref.moves[2] == (0, Move("place", None, b8)) and ref.board.cells[b8] == 1
+    _replays(path, ref)
+
+
+def test_an_unseen_move_whose_chip_shows_later_and_wins_ends_the_game_as_its_replay_does(tmp_path):
+    """Blue has played a sequence (b2-f2) and four spaces of a second (the free corner j1
+    and j2-j4); blue's next move, under the glare over j5 and j6, is not seen. When the
+    glare goes, blue's chip shows on j5: the second sequence, so blue has won. The running
+    game ends there, as `seqboard replay` of its record says (before, only the replay
+    declared the win and the game at the table went on)."""
+    s, ref, path, events = _session(tmp_path)
+    blue = ["b2", "c2", "d2", "e2", "f2", "j2", "j3", "j4"]
+    green = ["b8", "d8", "f8", "b9", "d9", "f9", "b7", "h9"]
+    chips: dict[str, tuple[str, float]] = {}
+    t = 0.0
+    for b, g in zip(blue, green):
+        for name, colour in ((b, "B"), (g, "G")):
+            chips[name] = (colour, 1.0)
+            t += 2.0
+            s.observe(_seen(ref, chips), _at(t))
+    assert len(ref.moves) == 16 and ref.board.counts[0] == 1 and not ref.over
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, chips | glare), _at(t + 2.0))                 # blue's j5, unseen
+    chips["e6"] = ("G", 1.0)
+    s.observe(_seen(ref, chips | glare), _at(t + 4.0))
+    s.observe(_seen(ref, chips | glare), _at(t + 12.0))
+    s.observe(_seen(ref, chips | glare), _at(t + 20.0))
+    assert [m.action for _, m in ref.moves][16:] == ["unseen", "place"] and not ref.over
+    s.observe(_seen(ref, chips | {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(t + 24.0))
+    assert ref.board.counts[0] == 2
+    assert ref.over and ref.winner == 0
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert any(e["type"] == "edit" and e.get("unseen") == 17 for e in lines)
+    assert [ev.text for ev in events if ev.kind == "game_over"] == ["blue wins"]
+    assert lines[-1]["type"] == "end" and lines[-1]["winner"] == 0
     _replays(path, ref)

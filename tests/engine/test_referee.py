@@ -291,3 +291,62 @@ def test_the_five_can_be_named_without_white_chips():
     play(r, {"a7": G})
     with pytest.raises(EngineError, match="made no sequence"):
         r.choose_five((c4_g4,))
+
+
+def _unseen_then_shown(r: Referee, before, after, space: str):
+    """Blue's seen moves ``before`` (green's in between), blue's move unseen, then the
+    moves ``after`` (green first, alternating); then blue's chip shows on ``space``: the
+    board takes it and the unseen move becomes that placement."""
+    from engine.moves import Move
+    for name in before:
+        play(r, {name: B if r.team == 0 else G})
+    n = len(r.moves) + 1
+    assert r.apply(Move("unseen")).kind == "no_change"
+    for name in after:
+        play(r, {name: B if r.team == 0 else G})
+    i = r.layout.parse_space(space)
+    r.board.place(i, 0)
+    r.complete_unseen(n, i)
+    return n, i
+
+
+def test_undoing_moves_after_a_completed_unseen_move_keeps_its_chip():
+    """Blue's third move was not seen; its chip showed on j5 four moves later. Undoing
+    those four moves (the undo button) keeps blue's chip on j5: move 3
+    placed it, and the referee's board and moves agree all the way back. Undoing move 3
+    itself takes it off."""
+    from engine.moves import Move
+    r = ref()
+    n, j5 = _unseen_then_shown(r, ["e5", "h8"], ["e6", "b5", "g8", "c2"], "j5")
+    assert n == 3
+    assert r.board.cells[j5] == 1 and r.moves[2] == (0, Move("place", None, j5))
+    for _ in range(4):
+        assert r.undo().kind == "takeback"
+        assert r.board.cells[j5] == 1
+        # the table as it stands (blue's chip on j5) is the referee's board: nothing new
+        assert r.observe(r.expected()).kind == "no_change"
+        assert [m.space for _, m in r.moves][2] == j5
+    assert len(r.moves) == 3 and r.current == 1
+    # green plays again: judged against the board with j5
+    assert play(r, {"i9": G}).player == 1
+    for _ in range(2):
+        r.undo()
+    assert len(r.moves) == 2 and r.board.cells[j5] == 0 and r.current == 0
+
+
+def test_a_sequence_through_a_completed_unseen_chip_follows_the_undos():
+    """Blue had f5 g5 h5, played j5 unseen, then i5: when j5 shows, f5-j5 is blue's
+    sequence. Undoing green's last move keeps it; undoing blue's i5 breaks it (j5 stays,
+    i5 is gone); blue's i5 played again makes it again."""
+    r = ref()
+    _, j5 = _unseen_then_shown(r, ["f5", "a2", "g5", "a3", "h5", "a4"], ["a6", "i5", "a7"], "j5")
+    assert r.board.counts == [1, 0]
+    assert [q.text() for q in r.board.sequences] == ["f5-j5"]
+    r.undo()                                             # green's a7
+    assert r.board.counts == [1, 0] and r.board.cells[j5] == 1
+    assert r.board.is_locked(j5)
+    r.undo()                                             # blue's i5
+    assert r.board.counts == [0, 0] and r.board.sequences == [] and r.board.cells[j5] == 1
+    assert not r.board.is_locked(j5)
+    v = play(r, {"i5": B})
+    assert v.new_sequences == 1 and [q.text() for q in v.made] == ["f5-j5"]
