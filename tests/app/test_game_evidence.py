@@ -261,6 +261,16 @@ def test_a_chip_the_camera_cannot_read_is_inferred_once_the_next_chips_come_in_t
     assert v.kind == "placement" and _names(ref, v.spaces) == ["a4"]
 
 
+def _glare_opening(tmp_path):
+    """A session whose first two moves (blue e5, green h8) are read under glare over j5
+    and j6, which stays unread: (session, referee, record path, events, the glare)."""
+    s, ref, path, events = _session(tmp_path)
+    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
+    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
+    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    return s, ref, path, events, glare
+
+
 def test_a_move_on_one_of_several_unreadable_spaces_passes_the_turn_and_makes_up_no_chip(tmp_path):
     """Glare over j5 and j6, unread all game: blue's move is on one of them, which one
     nobody can tell. No chip is made up (a phantom chip is worse than a missed one): once
@@ -268,10 +278,7 @@ def test_a_move_on_one_of_several_unreadable_spaces_passes_the_turn_and_makes_up
     the board unchanged) and green's e6, which waited on it, is judged; the game goes on.
     When the glare goes and j5 shows blue's chip, the board takes it: no new move, no
     warning. The record replays."""
-    s, ref, path, events = _session(tmp_path)
-    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
-    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
-    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s, ref, path, events, glare = _glare_opening(tmp_path)
     s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
     assert len(ref.moves) == 2 and _names(ref, s.waiting) == ["e6"]
     s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(12.0))
@@ -376,10 +383,7 @@ def _glare_game_to_an_unseen_move(tmp_path, then_b5=True):
     """Blue's move unseen under the glare over j5 and j6, green's e6 judged after it, then
     (``then_b5``) blue's b5: the game as test_a_move_on_one_of_several_unreadable_spaces...
     leaves it."""
-    s, ref, path, events = _session(tmp_path)
-    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
-    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
-    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s, ref, path, events, glare = _glare_opening(tmp_path)
     s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
     s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(12.0))
     actions = ["place", "place", "unseen", "place"]
@@ -524,10 +528,7 @@ def test_a_chip_placed_and_taken_off_while_waiting_on_an_unseen_move_is_caught_u
     seen meanwhile follows in the order seen: green i9, blue removes i9, green e7. Before,
     i9's coming and going was lost (two moves missed). Nothing is warned, the record
     replays."""
-    s, ref, path, events = _session(tmp_path)
-    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
-    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
-    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s, ref, path, events, glare = _glare_opening(tmp_path)
     s.observe(_seen(ref, glare | {"i9": ("G", 1.0)}), _at(6.0))
     assert len(ref.moves) == 2 and _names(ref, s.waiting) == ["i9"]
     s.observe(_seen(ref, glare), _at(6.5))                             # i9 taken off
@@ -549,10 +550,7 @@ def test_a_chip_that_came_and_went_in_no_legal_order_is_not_caught_up(tmp_path):
     """The same, but the chip that came and went was green's, seen after green's e7:
     green cannot have played twice in a row, so it is not made a move; green's e7 is
     caught up after blue's unseen move, as before (nothing made up)."""
-    s, ref, path, events = _session(tmp_path)
-    glare = {"j5": ("?", 0.0), "j6": ("?", 0.0)}
-    s.observe(_seen(ref, glare | {"e5": ("B", 1.0)}), _at(2.0))
-    s.observe(_seen(ref, glare | {"h8": ("G", 1.0)}), _at(4.0))
+    s, ref, path, events, glare = _glare_opening(tmp_path)
     s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(6.0))
     s.observe(_seen(ref, glare | {"e7": ("G", 1.0), "i9": ("G", 1.0)}), _at(7.0))
     s.observe(_seen(ref, glare | {"e7": ("G", 1.0)}), _at(9.0))        # i9 gone again
