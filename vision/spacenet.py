@@ -147,7 +147,87 @@ def _replaced(probs: np.ndarray, rows: np.ndarray, logp: np.ndarray) -> np.ndarr
     return out
 
 
+#: the veto model (session seven, docs/vision.md): trained apart from the shipped one
+VETO_PATH = Path(__file__).with_name("models") / "spaces_veto.onnx"
+VETO_CHANNELS = 10
+
+
+def veto_inputs(inputs: np.ndarray) -> np.ndarray:
+    """The veto model's input from :func:`space_inputs`' (n, 7, 16, 16): other channels than
+    the shipped model sees, so that it slips elsewhere: the space's light-normalised colour
+    (3), its chromaticity (each channel over the three's mean, minus 1: the colour without
+    its brightness, 3), its difference from the empty board's reference (3, zeros without
+    one) and whether that reference is given (1)."""
+    x = np.asarray(inputs, np.float32)
+    rgb = x[:, 0:3]
+    lum = (rgb + 1.0).mean(axis=1, keepdims=True)
+    chroma = (rgb + 1.0) / np.maximum(lum, 0.05) - 1.0
+    diff = (rgb - x[:, 3:6]) * x[:, 6:7]
+    return np.ascontiguousarray(np.concatenate([rgb, chroma, diff, x[:, 6:7]], axis=1))
+
+
+class VetoNet:
+    """The veto model, loaded once: ``probabilities(inputs)`` -> (n, 6) from
+    :func:`space_inputs`' inputs (it makes its own channels, :func:`veto_inputs`)."""
+
+    def __init__(self, path: str | Path = VETO_PATH) -> None:
+        from .onnx_net import load_net
+        path = Path(path)
+        self.net = load_net(path, "space veto", "python -m vision.train_spaces --net veto "
+                            "--seed 7 --scenes 300 --light strong --out " + str(VETO_PATH.name),
+                            ModelError)
+        self.path = path
+        try:
+            out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
+        except cv2.error:
+            out = None
+        if out is None or out.shape != (1, len(CLASSES)):
+            raise ModelError(f"{path}: not a space veto model (expected {VETO_CHANNELS} x "
+                             f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
+
+    def probabilities(self, inputs: np.ndarray) -> np.ndarray:
+        if not len(inputs):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        self.net.setInput(veto_inputs(inputs))
+        logits = self.net.forward().reshape(len(inputs), -1)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def vetoed(veto: "VetoNet", inputs: np.ndarray, states: np.ndarray, bar: float,
+           asked: np.ndarray) -> np.ndarray:
+    """Which spaces the veto model denies: of the spaces ``asked`` (a mask), those whose read
+    state (``states``: indices into :data:`CLASSES`) it gives less than ``bar``. The reader
+    makes them unknown: a veto can take a reading back, never make one."""
+    out = np.zeros(len(states), bool)
+    idx = np.flatnonzero(asked)
+    if not len(idx):
+        return out
+    p = veto.probabilities(inputs[idx])
+    out[idx] = p[np.arange(len(idx)), np.asarray(states)[idx]] < bar
+    return out
+
+
 _shared: dict = {}
+_veto: dict = {}
+
+
+def shared_veto() -> "VetoNet | None":
+    """The veto model (:data:`VETO_PATH`, or the file named by ``SEQBOARD_SPACE_VETO``; "off"
+    or "0": none), loaded on first use (raises :class:`ModelError`)."""
+    name = os.environ.get("SEQBOARD_SPACE_VETO", "")
+    if name.strip().lower() in ("off", "0", "none", "no"):
+        return None
+    path = Path(name) if name.strip() else VETO_PATH
+    if not name.strip() and not VETO_ON:
+        return None
+    if path not in _veto:
+        _veto[path] = VetoNet(path)
+    return _veto[path]
+
+
+#: whether the shipped veto is asked when SEQBOARD_SPACE_VETO is not set
+VETO_ON = False
 
 
 def shared_model() -> SpaceNet:
