@@ -98,7 +98,7 @@ STEADY_MOST = 32
 #: trained apart from the shipped model: other seeds, stronger light changes, other input
 #: channels) gives that state less than this. It can take a reading back, never make one.
 #: ``SEQBOARD_SPACE_VETO=off`` reads without it; ``=path`` asks another file. 0: never.
-VETO_BAR = 0.5
+VETO_BAR = 0.3
 
 #: a space within this of its empty picture (mean grey levels over its small picture and its
 #: rings, as vision.classify.classify measures) is not covered, whatever the model says:

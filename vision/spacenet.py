@@ -20,6 +20,13 @@ first is unsure of (:func:`second_opinion`; ``SEQBOARD_SPACE_SECOND=path``): tri
 session five with the 800-scene model (``python -m vision.train_spaces --seed 1 --scenes
 800``), better on the tuned development sets, worse on the held-out looks, so not shipped
 and off by default (docs/vision.md, "Session five").
+
+The veto (session seven, :class:`VetoNet`, ``vision/models/spaces_veto.onnx``): a second
+model trained apart (other seeds, stronger light changes, other input channels:
+:func:`veto_inputs`) asked about the spaces a calibrated board's rule reads as a chip or
+white; a reading it gives less than ``vision.reader.VETO_BAR`` becomes unknown
+(:func:`vetoed`). It can take a reading back, never make one. ``SEQBOARD_SPACE_VETO=off``
+reads without it, ``=path`` with another file.
 """
 
 from __future__ import annotations
@@ -227,7 +234,7 @@ def shared_veto() -> "VetoNet | None":
 
 
 #: whether the shipped veto is asked when SEQBOARD_SPACE_VETO is not set
-VETO_ON = False
+VETO_ON = True
 
 
 def shared_model() -> SpaceNet:

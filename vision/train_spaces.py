@@ -7,6 +7,8 @@
                                                            # hard examples weighed more (tried)
     python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx
                                                            # the second opinion tried (session five)
+    python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 --light strong \
+        --out vision/models/spaces_veto.onnx               # the veto model (session seven)
 
 Needs the ``train`` extra (``pip install -e '.[train]'``: PyTorch, CPU build, and onnx for
 the export); reading never does. The data are crops of spaces from renders of looks drawn
@@ -405,7 +407,9 @@ def main(argv=None) -> int:
          "python -m vision.train_spaces --seed 1 --scenes 460 --hard 3 --beside 2 "
          "--out /tmp/hard.onnx   # session four's model, not shipped",
          "python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx   "
-         "# session five's second opinion, not shipped"])
+         "# session five's second opinion, not shipped",
+         "nice -n 10 python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 "
+         "--light strong --out vision/models/spaces_veto.onnx   # the veto (session seven)"])
     training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
