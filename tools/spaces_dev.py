@@ -142,16 +142,19 @@ def veto_probabilities(veto, d: dict) -> np.ndarray:
                      for xs, refs in zip(d["x"], d["ref"])])
 
 
-def apply_veto(states: np.ndarray, vp: np.ndarray, bar: float, empty: bool = False
-               ) -> np.ndarray:
+def apply_veto(states: np.ndarray, vp: np.ndarray, bar: float, empty: bool = False,
+               probs: np.ndarray | None = None, below: float = 1.01) -> np.ndarray:
     """``states`` with the readings the veto's probabilities ``vp`` give less than ``bar``
-    unknown (chips and white; with ``empty`` empty spaces too), as the reader does."""
+    unknown (chips and white; with ``empty`` empty spaces too), as the reader does; with
+    ``probs`` (the shipped model's), only those it gives less than ``below``."""
     from vision.spacenet import CLASSES
     unknown = len(STATES) - 1
     cls = {STATES.index(c.value): i for i, c in enumerate(CLASSES) if c.value in STATES[:-1]}
     asked = (states >= (0 if empty else 1)) & (states < unknown)
     idx = np.vectorize(lambda v: cls.get(int(v), 0))(states)
     p = np.take_along_axis(vp, idx[..., None], axis=-1)[..., 0]
+    if probs is not None:
+        asked = asked & (np.take_along_axis(probs, idx[..., None], axis=-1)[..., 0] < below)
     out = states.copy()
     out[asked & (p < bar)] = unknown
     return out
@@ -208,7 +211,7 @@ def score(d: dict, states: np.ndarray) -> dict:
 
 def compare(sets: list[Path], models: list[Path], rule: tuple,
             second: Path | None = None, veto: Path | None = None,
-            bars: tuple = (), veto_empty: bool = False) -> list[dict]:
+            bars: tuple = (), veto_empty: bool = False, below: float = 1.01) -> list[dict]:
     from vision.spacenet import SpaceNet, VetoNet
     rows = []
     data = [(p, load(p)) for p in sets]
@@ -228,8 +231,9 @@ def compare(sets: list[Path], models: list[Path], rule: tuple,
                 rows.append({"set": str(p), "model": str(veto), "how": "veto-argmax",
                              **score(d, vp.argmax(-1))})
                 for bar in bars:
-                    got = apply_veto(states, vp, bar, veto_empty)
-                    asked = ((states >= (0 if veto_empty else 1)) & (states < len(STATES) - 1))
+                    got = apply_veto(states, vp, bar, veto_empty, probs, below)
+                    asked = apply_veto(states, np.zeros_like(vp), 1.0, veto_empty, probs,
+                                       below) != states
                     rows.append({"set": str(p), "model": name, "how": f"rule+veto@{bar}",
                                  **score(d, got), "asked_a_frame":
                                  round(float(asked.sum(1).mean()), 1)})
@@ -266,6 +270,9 @@ def main(argv=None) -> int:
                          "it gives less than each --veto-bar are made unknown")
     cp.add_argument("--veto-bar", default="0.5",
                     help="the veto's bars to try, comma-separated (default 0.5)")
+    cp.add_argument("--veto-below", type=float, default=None,
+                    help="the veto is asked only about readings the model gives less than "
+                         "this (default: the reader's VETO_ASK_BELOW; 1.01: all)")
     cp.add_argument("--veto-empty", action="store_true",
                     help="the veto is asked about spaces read empty too (default: chips and "
                          "white only, as the reader)")
@@ -295,8 +302,10 @@ def main(argv=None) -> int:
         print(f"error: --veto-bar {args.veto_bar!r}: numbers, comma-separated", file=sys.stderr)
         return 2
     try:
+        from vision.reader import VETO_ASK_BELOW
         rows = compare(args.sets, args.model, rule, args.second, args.veto, bars,
-                       args.veto_empty)
+                       args.veto_empty,
+                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below)
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

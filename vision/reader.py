@@ -99,6 +99,10 @@ STEADY_MOST = 32
 #: channels) gives that state less than this. It can take a reading back, never make one.
 #: ``SEQBOARD_SPACE_VETO=off`` reads without it; ``=path`` asks another file. 0: never.
 VETO_BAR = 0.3
+#: the veto is asked only about readings the shipped model gives less than this (its
+#: probability of the state read, after the second look): on the development sets every
+#: wrong reading it took back was under 0.99 (docs/vision.md, "Session seven"); 1.01: all
+VETO_ASK_BELOW = 0.99
 
 #: a space within this of its empty picture (mean grey levels over its small picture and its
 #: rings, as vision.classify.classify measures) is not covered, whatever the model says:
@@ -247,7 +251,7 @@ class BoardReader:
                                                   disputed=disputed)
             if self.veto is not None and VETO_BAR and self.calibration is not None:
                 t4 = time.perf_counter()
-                states, conf = self._vetoed(inputs, states, conf, hand)
+                states, conf = self._vetoed(inputs, probs, states, conf, hand)
                 timings["veto_ms"] = (time.perf_counter() - t4) * 1000
             timings["model_ms"] = (time.perf_counter() - t3) * 1000
             if self.calibration is not None:
@@ -283,13 +287,15 @@ class BoardReader:
                             self.corners.copy(), board, timings=timings,
                             doubtful=tuple(bool(d) for d in doubted))
 
-    def _vetoed(self, inputs, states, conf, hand):
+    def _vetoed(self, inputs, probs, states, conf, hand):
         """``states`` and ``conf`` with the chips and white the veto model denies (gives less
-        than :data:`VETO_BAR`) unknown, confidence 0."""
+        than :data:`VETO_BAR`) unknown, confidence 0; it is asked about those the shipped
+        model (``probs``) is less than :data:`VETO_ASK_BELOW` sure of."""
         from .spacenet import CLASSES, vetoed
         index = {c: i for i, c in enumerate(CLASSES)}
         cls = np.array([index[s] for s in states])
-        asked = (cls >= 1) & (cls <= 4) & ~np.asarray(hand, bool)
+        sure = probs[np.arange(len(cls)), np.minimum(cls, len(CLASSES) - 1)]
+        asked = (cls >= 1) & (cls <= 4) & ~np.asarray(hand, bool) & (sure < VETO_ASK_BELOW)
         denied = vetoed(self.veto, inputs, cls, VETO_BAR, asked)
         if not denied.any():
             return states, conf

@@ -28,7 +28,7 @@ def test_a_stored_set_replays_through_the_shipped_model_and_the_rule(tmp_path, c
     # the veto model on top: it can only make readings unknown, never add a wrong one;
     # a bar above 1 takes every chip and white back
     assert main(["compare", str(out), "--model", str(MODEL_PATH), "--veto", str(VETO_PATH),
-                 "--veto-bar", "0.3,1.01", "--json"]) == 0
+                 "--veto-bar", "0.3,1.01", "--veto-below", "1.01", "--json"]) == 0
     rows = {r["how"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert set(rows) == {"argmax", "rule", "veto-argmax", "rule+veto@0.3", "rule+veto@1.01"}
     assert rows["rule+veto@0.3"]["wrong"] <= rows["rule"]["wrong"]

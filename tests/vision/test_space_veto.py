@@ -78,9 +78,15 @@ def test_a_reading_the_veto_denies_becomes_unknown_and_nothing_else_changes(monk
     changed = [i for i, (a, b) in enumerate(zip(plain.observation.states,
                                                 with_veto.observation.states)) if a != b]
     assert len(changed) <= 1 and all(with_veto.observation.states[i] is U for i in changed)
-    # a veto that must be 100 % sure to let a reading stand takes back every chip and white,
-    # and only those: empty spaces and unknown stay as they were
+    # the veto is asked only about readings the shipped model is less than 99 % sure of:
+    # on a clean frame, a veto that must be 100 % sure to let a reading stand changes
+    # nothing the model is sure of
     monkeypatch.setattr(reader_mod, "VETO_BAR", 1.01)
+    sure = BoardReader(cal, LAYOUT, veto=VetoNet(VETO_PATH)).read(img)
+    assert sum(a != b for a, b in zip(plain.observation.states, sure.observation.states)) <= 2
+    # asked about every reading, such a veto takes back every chip and white, and only
+    # those: empty spaces and unknown stay as they were
+    monkeypatch.setattr(reader_mod, "VETO_ASK_BELOW", 1.01)
     strict = BoardReader(cal, LAYOUT, veto=VetoNet(VETO_PATH)).read(img)
     for a, b, c in zip(plain.observation.states, strict.observation.states,
                        strict.confidence):
@@ -93,6 +99,7 @@ def test_a_reading_the_veto_denies_becomes_unknown_and_nothing_else_changes(monk
 def test_the_veto_is_not_asked_without_a_calibration_nor_when_turned_off(monkeypatch):
     _, _, img = _scene(5)
     monkeypatch.setattr(reader_mod, "VETO_BAR", 1.01)
+    monkeypatch.setattr(reader_mod, "VETO_ASK_BELOW", 1.01)
     uncal = BoardReader(None, LAYOUT, veto=VetoNet(VETO_PATH)).read(img)
     plain = BoardReader(None, LAYOUT, veto=False).read(img)
     assert uncal.observation.states == plain.observation.states
