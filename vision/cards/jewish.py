@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .reader import W, H, _new_card_quads, _same_quad, line_candidates, read_agreed, straighten
+from .reader import W, H, _new_card_quads, _same_quad, line_candidates, straighten
 
 ADD, REMOVE = "ADD", "REMOVE"
 WORDS = (ADD, REMOVE)
@@ -42,6 +42,9 @@ REF_PAD = 0.05
 SCALES = (0.9, 1.0, 1.1)
 SHIFT = 2
 INK = 0.2                  # what differs from the paper by this much (any colour) is ink
+STROKE = 0.1               # ink thinner than this part of the picture's side is left out
+CARD_PICTURE = 0.68        # about how wide a card's picture is, as a part of the card
+PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
@@ -98,13 +101,25 @@ def jewish_card_image(code: str, st, height: int = 240) -> np.ndarray:
 
 # ---------------------------------------------------------------- features ----------------
 
-def _ink_box(n: np.ndarray):
+def _ink_box(n: np.ndarray, side: float | None = None):
     """The box (x0, y0, x1, y1) round the picture's ink in a paper-normalised picture ``n``:
     what differs from the paper, small parts (a caption's letters, noise) left out; None when
-    there is no ink."""
+    there is no ink. Thin strokes (the letters of a name printed on the card or in the
+    picture) are left out when there are solid shapes: the picture's box is then its shapes',
+    the same on a card and on the board; a word card's box is its word's. ``side``: about
+    how big the picture is, in pixels (the strokes left out are thinner than a tenth of it;
+    default: the picture ``n`` is all picture, as a board space is)."""
     dev = np.abs(n - 1.0).max(axis=2)
-    ink = (dev > INK).astype(np.uint8)
-    ink = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    raw = (dev > INK).astype(np.uint8)
+    k = max(3, int(round(STROKE * (side or min(n.shape[:2])))))
+    solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    box = _box(solid, n.shape)
+    if box is None:
+        box = _box(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)), n.shape)
+    return box
+
+
+def _box(ink: np.ndarray, shape):
     k, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if k <= 1:
         return None
@@ -145,8 +160,32 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
 
 
+def _paper_field(card: np.ndarray) -> np.ndarray:
+    """The card's paper light at every pixel: a plane per colour fitted on a ring of paper
+    just inside the card's edge (its brighter part: ink and a finger left out)."""
+    f = card.astype(np.float32) + 1
+    h, w = f.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a, b = 0.04, 0.09
+    ring = ((xx > a * w) & (xx < (1 - a) * w) & (yy > a * h) & (yy < (1 - a) * h)
+            & ~((xx > b * w) & (xx < (1 - b) * w) & (yy > b * h) & (yy < (1 - b) * h)))
+    px = f[ring]
+    lum = px.sum(axis=1)
+    keep = lum >= np.percentile(lum, 40)
+    X = np.stack([np.ones(int(keep.sum()), np.float32), xx[ring][keep] / w - 0.5,
+                  yy[ring][keep] / h - 0.5], 1)
+    coef, *_ = np.linalg.lstsq(X, px[keep], rcond=None)
+    field = coef[0][None, None, :] + (xx / w - 0.5)[..., None] * coef[1] \
+        + (yy / h - 0.5)[..., None] * coef[2]
+    return np.maximum(field, 2)
+
+
 def _middle(card: np.ndarray) -> np.ndarray:
-    n = _normalise(card)
+    if PAPER_FIELD:
+        f = card.astype(np.float32) + 1
+        n = np.clip(f / _paper_field(card), 0, 1.3).astype(np.float32)
+    else:
+        n = _normalise(card)
     x0, x1 = int(MIDDLE[0] * W), int(MIDDLE[1] * W)
     y0, y1 = int(MIDDLE[2] * H), int(MIDDLE[3] * H)
     return n[y0:y1, x0:x1]
@@ -156,7 +195,7 @@ def card_picture(card: np.ndarray):
     """(the picture's patches, unit vectors at each scale and shift; its ink box's aspect)
     of a straightened card (``W`` x ``H``), or None when its middle holds no ink."""
     mid = _middle(card)
-    box = _ink_box(mid)
+    box = _ink_box(mid, CARD_PICTURE * W)
     if box is None:
         return None
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
@@ -223,10 +262,7 @@ class JewishReferences:
         a picture of it (``W`` x ``H``); one of each is kept (a new one replaces the old)."""
         if code not in WORDS:
             raise ValueError(f"{code!r}: only ADD and REMOVE are kept as word cards")
-        n = _normalise(card)
-        x0, x1 = int(MIDDLE[0] * W), int(MIDDLE[1] * W)
-        y0, y1 = int(MIDDLE[2] * H), int(MIDDLE[3] * H)
-        mid = n[y0:y1, x0:x1]
+        mid = _middle(card)
         if _ink_box(mid) is None:
             raise ValueError(f"the {code} card shows nothing to read (blank paper?)")
         keep = [(c, p) for c, p in zip(self.codes, self.pictures) if c != code]
@@ -355,9 +391,29 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
 def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | None,
                      refs: JewishReferences) -> JewishReading:
     """The new top Jewish Edition card of a pile between two pictures: every rectangle the
-    finder proposes is read; a card is named only when those read surely agree."""
-    return read_agreed(after, pile_quads(after, before, card_px),
-                       lambda c: read_jewish_straight(c, refs), JewishReading)
+    finder proposes is read; a card is named only when those read surely agree, a rectangle
+    that read the same card in the picture before (a card below) left out."""
+    quads = pile_quads(after, before, card_px)
+    if not quads:
+        return JewishReading(None, reason="no new card found")
+    reads = []
+    for q in quads:
+        r = read_jewish_straight(straighten(after, q), refs)
+        r.quad = q
+        if r.code and read_jewish_straight(straighten(before, q), refs).code == r.code:
+            # the same card read there in the picture before: a card below, not the new one
+            r = JewishReading(None, q, f"{r.code} lay there before (a card below)", r.score,
+                              r.margin, r.best)
+        reads.append(r)
+    known = [r for r in reads if r.code]
+    if not known:
+        return max(reads, key=lambda r: r.score)
+    if len({r.code for r in known}) > 1:
+        return JewishReading(None, known[0].quad,
+                             "the card's outline is doubtful: it reads "
+                             + " or ".join(sorted({r.code for r in known})),
+                             best=known[0].code)
+    return max(known, key=lambda r: r.score)
 
 
 def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
