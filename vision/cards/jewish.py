@@ -44,12 +44,16 @@ SHIFT = 2
 INK = 0.2                  # what differs from the paper by this much (any colour) is ink
 STROKE = 0.1               # ink thinner than this part of the picture's side is left out
 CARD_PICTURE = 0.68        # about how wide a card's picture is, as a part of the card
+EDGE_OFF = True            # ink running off the card's middle: unknown (a hand over it)
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_SCORE = 0.80
-MIN_MARGIN = 0.08
+MIN_MARGIN = 0.12
+#: a word card (ADD, REMOVE) squeezed into the compared square keeps little of its letters:
+#: its own floor (its box's shape, wide, already rules most pictures out)
+MIN_WORD_SCORE = 0.45
 
 
 # ---------------------------------------------------------------- drawing ----------------
@@ -198,6 +202,9 @@ def card_picture(card: np.ndarray):
     box = _ink_box(mid, CARD_PICTURE * W)
     if box is None:
         return None
+    if EDGE_OFF and (box[0] <= 1 or box[1] <= 1 or box[2] >= mid.shape[1] - 1
+                     or box[3] >= mid.shape[0] - 1):
+        return "edge"             # ink running off the card's middle: a hand, a card below
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
     T = TEMPLATE
     patches = []
@@ -356,7 +363,7 @@ def scores(card: np.ndarray, refs: JewishReferences) -> dict:
     """Each reference card's best match with the straightened ``card`` (normalised cross-
     correlation, best over scales, shifts and quarter turns): code -> score."""
     got = card_picture(card)
-    if got is None:
+    if got is None or got == "edge":
         return {}
     patches, aspect = got
     codes, aspects, vecs = refs.views()
@@ -375,12 +382,14 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     """Read a straightened Jewish Edition card (``W`` x ``H``) against ``refs``."""
     sc = scores(card, refs)
     if not sc:
-        return JewishReading(None, reason="no picture or word on the card")
+        why = "something runs off the card's middle (a hand over it?)" \
+            if card_picture(card) == "edge" else "no picture or word on the card"
+        return JewishReading(None, reason=why)
     order = sorted(sc.items(), key=lambda kv: -kv[1])
     code, s = order[0]
     second = order[1][1] if len(order) > 1 else 0.0
     out = JewishReading(None, score=s, margin=s - second, best=code)
-    if s < MIN_SCORE or s - second < MIN_MARGIN:
+    if s < (MIN_WORD_SCORE if code in WORDS else MIN_SCORE) or s - second < MIN_MARGIN:
         nxt = f", next {order[1][0]} {second:.2f}" if len(order) > 1 else ""
         out.reason = f"the picture is not surely one card's ({code} {s:.2f}{nxt})"
         return out
