@@ -45,6 +45,8 @@ INK = 0.2                  # what differs from the paper by this much (any colou
 STROKE = 0.1               # ink thinner than this part of the picture's side is left out
 CARD_PICTURE = 0.68        # about how wide a card's picture is, as a part of the card
 EDGE_OFF = True            # ink running off the card's middle: unknown (a hand over it)
+EDGE_DROP = True           # ... or left out, when the picture keeps clear of it
+EDGE_GAP = 9               # how clear, in pixels of the straightened card
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
@@ -105,7 +107,7 @@ def jewish_card_image(code: str, st, height: int = 240) -> np.ndarray:
 
 # ---------------------------------------------------------------- features ----------------
 
-def _ink_box(n: np.ndarray, side: float | None = None):
+def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False):
     """The box (x0, y0, x1, y1) round the picture's ink in a paper-normalised picture ``n``:
     what differs from the paper, small parts (a caption's letters, noise) left out; None when
     there is no ink. Thin strokes (the letters of a name printed on the card or in the
@@ -117,16 +119,35 @@ def _ink_box(n: np.ndarray, side: float | None = None):
     raw = (dev > INK).astype(np.uint8)
     k = max(3, int(round(STROKE * (side or min(n.shape[:2])))))
     solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    box = _box(solid, n.shape)
+    box = _box(solid, n.shape, edge)
     if box is None:
-        box = _box(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)), n.shape)
+        box = _box(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)), n.shape,
+                   edge)
     return box
 
 
-def _box(ink: np.ndarray, shape):
+def _box(ink: np.ndarray, shape, edge: bool = False):
+    """The box round the big parts of ``ink``. ``edge``: parts touching the picture's edge
+    (a hand, a card below) are left out, and the box is "edge" when what is left comes
+    near them (the picture may be partly under them)."""
     k, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if k <= 1:
         return None
+    hh, ww = ink.shape
+    if edge:
+        x, y, w, h = (stats[1:, i] for i in range(4))
+        touch = (x <= 1) | (y <= 1) | (x + w >= ww - 1) | (y + h >= hh - 1)
+        if touch.any():
+            off = np.isin(lab, np.nonzero(touch)[0] + 1)
+            stats = stats.copy()
+            stats[1:, cv2.CC_STAT_AREA][touch] = 0
+            if stats[1:, cv2.CC_STAT_AREA].max() < 0.004 * ink.size:
+                return "edge"
+            near = cv2.dilate(off.astype(np.uint8), np.ones((EDGE_GAP, EDGE_GAP), np.uint8))
+            keep = (stats[1:, cv2.CC_STAT_AREA] >= 0.1 * stats[1:, cv2.CC_STAT_AREA].max())
+            kept = np.isin(lab, np.nonzero(keep)[0] + 1)
+            if (near.astype(bool) & kept).any():
+                return "edge"
     areas = stats[1:, cv2.CC_STAT_AREA]
     big = int(areas.max())
     if big < 0.004 * ink.size:
@@ -199,9 +220,9 @@ def card_picture(card: np.ndarray):
     """(the picture's patches, unit vectors at each scale and shift; its ink box's aspect)
     of a straightened card (``W`` x ``H``), or None when its middle holds no ink."""
     mid = _middle(card)
-    box = _ink_box(mid, CARD_PICTURE * W)
-    if box is None:
-        return None
+    box = _ink_box(mid, CARD_PICTURE * W, EDGE_DROP)
+    if box is None or box == "edge":
+        return box
     if EDGE_OFF and (box[0] <= 1 or box[1] <= 1 or box[2] >= mid.shape[1] - 1
                      or box[3] >= mid.shape[0] - 1):
         return "edge"             # ink running off the card's middle: a hand, a card below
