@@ -19,8 +19,9 @@ Prints one flat JSON object with --json: ``jewish_card_accuracy`` (right / views
 ``jewish_card_ms`` (processor time per new card, one process), the same over the views
 where no hand covers the card (``jewish_clear_*``) and where one does
 (``jewish_covered_*``), ``jewish_word_card_accuracy`` (ADD and REMOVE views),
-``jewish_card_views`` and ``jewish_card_looks``. ``--dump FILE`` writes one line per view
-(truth, reading, best, score, margin, covered) for tuning on tuned looks.
+``jewish_card_views`` and ``jewish_card_looks``. ``--dump FILE`` (for tuning on tuned looks)
+writes one line per view instead: truth, reading, best, score, margin, covered, each
+rectangle's (best, score, margin), art family; no figures.
 """
 
 from __future__ import annotations

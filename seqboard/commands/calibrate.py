@@ -17,7 +17,7 @@ EPILOG = """examples:
   seqboard calibrate --image table.jpg --pile-card 1:card1.jpg --pile 2:1210,400,180 --piles-only
                                                 each seat's discard pile: a card laid on it
                                                 (table.jpg without it), or SEAT:X,Y,CARD_PX
-  seqboard calibrate --image table.jpg --word-card add:add.jpg --word-card remove:rm.jpg --piles-only
+  seqboard calibrate --image table.jpg --word-card add:a.jpg --word-card remove:r.jpg --piles-only
                                                 Jewish Edition: one ADD and one REMOVE card
                                                 laid in view (table.jpg without it), kept to
                                                 read those cards by (docs/cards.md)

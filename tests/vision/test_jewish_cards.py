@@ -11,8 +11,7 @@ from engine.observation import Observation, SpaceState
 from engine.referee import Referee
 from seqboard.cli import main
 from seqboard.session import Session
-from vision.cards.jewish import (JewishReferences, find_jewish_cards, pile_reader,
-                                 read_jewish_pile, references_path)
+from vision.cards.jewish import JewishReferences, pile_reader, read_jewish_pile, references_path
 from vision.cards.jewish_scene import JewishTable, jewish_layout
 from vision.cards.piles import PileSpot, PileWatcher
 from vision.cards.scene import _place
@@ -81,8 +80,8 @@ def test_a_picture_card_is_read_and_its_chip_judged_against_its_two_spaces(print
     v = s.observe(put(ref, wrong))
     names = " or ".join(lay.space_name(i) for i in sorted(mine))
     assert v.rule == "wrong_card"
-    assert v.message.startswith(f"illegal: MENORAH laid: the chip on {lay.space_name(wrong)} is the "
-                                f"SHOFAR; MENORAH is on {names}")
+    assert v.message.startswith(f"illegal: MENORAH laid: the chip on {lay.space_name(wrong)} "
+                                f"is the SHOFAR; MENORAH is on {names}")
     assert not ref.moves
     s.observe(ref.expected())                            # lifted: put right
     s.observe(put(ref, mine[1]))

@@ -55,8 +55,8 @@ class JewishTable:
         cond = look_conditions(self.look)
         # the empty board as the camera sees it, warped flat by the grid (the renderer's
         # own grid stands for the calibration's)
-        r = render(lay, Observation.empty(lay.rows, lay.cols), cond, seed=int(rng.integers(1 << 30)),
-                   look=self.look)
+        r = render(lay, Observation.empty(lay.rows, lay.cols), cond,
+                   seed=int(rng.integers(1 << 30)), look=self.look)
         words = JewishReferences([], [])
         for code in (ADD, REMOVE):                 # each laid on the table at set-up
             sc = self.pile(rng, code, hand="none", below=False)
