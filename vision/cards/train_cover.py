@@ -11,7 +11,8 @@ the suit sign each (:func:`glyph_cover`): the card when neither is covered by mo
 ``READ_COVER``, ``none`` when either is covered by ``NONE_COVER`` or more; between the two it
 is not taught either way. The scenes are the tuned split's (tuned scene families, the
 training styles of :func:`vision.cards.train_net.training_style`), with fingers over the new
-card in about half of them. Needs the ``train`` extra and the DejaVu fonts.
+card in about a third of them (a hand in about half the scenes). Needs the ``train``
+extra and the DejaVu fonts.
 """
 
 from __future__ import annotations
@@ -327,7 +328,8 @@ def check(views: int, seed: int, covered: bool, models: list[Path], jobs: int, p
           mid: Path | None = None) -> int:
     """Read ``views`` TUNED piles (seed ``seed``; with ``covered``, a hand's fingers over every
     new card) with each index reader of ``models`` (with the middle reader
-    ``mid``, the shipped one by default; the reader's thresholds and rules as shipped) and print right, wrong and unknown, with and
+    ``mid``, the shipped one by default; the reader's thresholds and rules as shipped) and
+    print right, wrong and unknown, with and
     without fingers over the card. The rectangles are found once (kept in build/)."""
     cache = Path("build") / f"cards-cover-check-seed{seed}-n{views}-{'c' if covered else 'a'}.npz"
     tasks = [(seed, i, covered) for i in range(views)]
@@ -362,8 +364,9 @@ def check(views: int, seed: int, covered: bool, models: list[Path], jobs: int, p
             got[k][int(s.hand_over_card)] += 1
             if k == "wrong":
                 bad.append(f"{s.code} read {r.code}")
-        print(f"{path} (middle {mid or 'shipped'}): " + ", ".join(f"{k} {v[0] + v[1]} ({v[1]} with fingers over the card)"
-                                      for k, v in got.items())
+        print(f"{path} (middle {mid or 'shipped'}): "
+              + ", ".join(f"{k} {v[0] + v[1]} ({v[1]} with fingers over the card)"
+                          for k, v in got.items())
               + (f"; wrong: {', '.join(bad)}" if bad else ""), flush=True)
     return 0
 
