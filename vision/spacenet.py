@@ -24,8 +24,8 @@ and off by default (docs/vision.md, "Session five").
 The veto (session seven, :class:`VetoNet`, ``vision/models/spaces_veto.onnx``): a second
 model trained apart (other seeds, stronger light changes, other input channels:
 :func:`veto_inputs`) asked about the spaces a calibrated board's rule reads as a chip or
-white; a reading it gives less than ``vision.reader.VETO_BAR`` becomes unknown
-(:func:`vetoed`). It can take a reading back, never make one. ``SEQBOARD_SPACE_VETO=off``
+white, where the shipped model is less than ``vision.reader.VETO_ASK_BELOW`` sure; a
+reading it gives less than ``vision.reader.VETO_BAR`` becomes unknown (:func:`vetoed`). It can take a reading back, never make one. ``SEQBOARD_SPACE_VETO=off``
 reads without it, ``=path`` with another file.
 """
 
