@@ -97,7 +97,9 @@ STEADY_MOST = 32
 #: as a chip or white becomes unknown where the veto model (vision/models/spaces_veto.onnx,
 #: trained apart from the shipped model: other seeds, stronger light changes, other input
 #: channels) gives that state less than this. It can take a reading back, never make one.
-#: ``SEQBOARD_SPACE_VETO=off`` reads without it; ``=path`` asks another file. 0: never.
+#: Off by default (vision.spacenet.VETO_ON: on the held-out looks it cost more right
+#: readings than allowed); ``SEQBOARD_SPACE_VETO=on`` asks the shipped file, ``=path``
+#: another. 0: never.
 VETO_BAR = 0.3
 #: the veto is asked only about readings the shipped model gives less than this (its
 #: probability of the state read, after the second look): on the development sets every

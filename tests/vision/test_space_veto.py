@@ -1,7 +1,9 @@
 """The veto model (session seven, docs/vision.md): a second space model trained apart from the
 shipped one (other seeds, stronger light changes, other input channels), asked about the
 spaces a calibrated board's rule reads as a chip or white; a reading it gives less than
-``vision.reader.VETO_BAR`` becomes unknown. It can take a reading back, never make one."""
+``vision.reader.VETO_BAR`` becomes unknown. It can take a reading back, never make one.
+Off by default (held-out looks: fewer wrong readings, but too many right ones lost);
+``SEQBOARD_SPACE_VETO=on`` turns it on."""
 
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ def test_a_reading_the_veto_denies_becomes_unknown_and_nothing_else_changes(monk
             assert b is a
 
 
-def test_the_veto_is_not_asked_without_a_calibration_nor_when_turned_off(monkeypatch):
+def test_the_veto_is_off_by_default_and_never_asked_without_a_calibration(monkeypatch):
     _, _, img = _scene(5)
     monkeypatch.setattr(reader_mod, "VETO_BAR", 1.01)
     monkeypatch.setattr(reader_mod, "VETO_ASK_BELOW", 1.01)
@@ -105,6 +107,12 @@ def test_the_veto_is_not_asked_without_a_calibration_nor_when_turned_off(monkeyp
     assert uncal.observation.states == plain.observation.states
     monkeypatch.setenv("SEQBOARD_SPACE_VETO", "off")
     assert shared_veto() is None
+    # off by default (it did not pass the held-out runs, docs/vision.md "Session seven"):
+    # the reader reads as before unless asked; "on" asks the shipped file
+    monkeypatch.delenv("SEQBOARD_SPACE_VETO")
+    assert shared_veto() is None and BoardReader(None, LAYOUT).veto is None
+    monkeypatch.setenv("SEQBOARD_SPACE_VETO", "on")
+    assert shared_veto().path == VETO_PATH
     monkeypatch.setenv("SEQBOARD_SPACE_VETO", str(VETO_PATH))
     assert shared_veto().path == VETO_PATH
 
