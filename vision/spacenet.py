@@ -27,7 +27,8 @@ model trained apart (other seeds, stronger light changes, other input channels:
 white, where the shipped model is less than ``vision.reader.VETO_ASK_BELOW`` sure; a
 reading it gives less than ``vision.reader.VETO_BAR`` becomes unknown (:func:`vetoed`).
 Off by default (:data:`VETO_ON`): on the held-out looks it took back too many right
-readings; ``SEQBOARD_SPACE_VETO=on`` turns it on. It can take a reading back, never make one. ``=path`` asks another file.
+readings; ``SEQBOARD_SPACE_VETO=on`` turns it on, ``=path`` asks another file. It can
+take a reading back, never make one.
 """
 
 from __future__ import annotations
@@ -182,8 +183,8 @@ class VetoNet:
         from .onnx_net import load_net
         path = Path(path)
         self.net = load_net(path, "space veto", "python -m vision.train_spaces --net veto "
-                            "--seed 7 --scenes 300 --light strong --out " + str(VETO_PATH.name),
-                            ModelError)
+                            "--seed 7 --scenes 300 --epochs 4 --light strong --out "
+                            "vision/models/spaces_veto.onnx", ModelError)
         self.path = path
         try:
             out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
