@@ -154,10 +154,10 @@ def _err(quad, g, space) -> float:
                for t in range(4)) / space
 
 
-def why(img: np.ndarray, g: np.ndarray, layout) -> str:
-    """Which step lost a frame left unread (the true grid ``g`` known): ``outline`` (no
-    quadrilateral found within a quarter of a space of the grid: the outline finder's
-    message or error), ``pairs`` (the pairs do not confirm even the true grid), or
+def why(img: np.ndarray, g: np.ndarray, layout) -> tuple[str, str]:
+    """Which step lost a frame left unread (the true grid ``g`` known), and the figures
+    that say so: ``outline`` (no quadrilateral found within a quarter of a space of the
+    grid: the outline finder's message or error), ``pairs`` (the pairs do not confirm even the true grid), or
     ``lost`` (the true grid is confirmed, and a candidate lay near it, but the steps
     refused or lost it: turn, settling, crowded board)."""
     from vision.locate import BoardNotFound, find_outline, other_candidates
@@ -266,7 +266,9 @@ def darken_table(img: np.ndarray, outer: np.ndarray, factor: float) -> np.ndarra
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="example: python -m tools.uncal_dev --set edge,dark --scenes 16 --seed 21")
+        epilog="example: python -m tools.uncal_dev --set edge,dark --scenes 16 --seed 21\n"
+               "         python -m tools.uncal_dev --set wild --scenes 50 --seed 71 --why",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
                     help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy or wild"
                          " (comma-separated)")
