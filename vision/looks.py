@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import zlib
 from dataclasses import dataclass, fields, replace
 
 import cv2
@@ -303,7 +304,9 @@ def card_face(code: str, size: int, st: ArtStyle) -> np.ndarray:
 def _symbol_face(sym: str, size: int, st: ArtStyle) -> np.ndarray:
     """A picture symbol (Jewish Edition): a coloured emblem of its own, seeded by the name."""
     img = np.full((size, size, 3), st.paper, np.uint8)
-    rng = np.random.default_rng([st.seed, sum(ord(c) * (k + 1) for k, c in enumerate(sym))])
+    # seeded by the whole name (a sum of its letters gave FIGS and BOOK, TALLIT and SCROLL
+    # the same picture: no real board prints two pictures alike)
+    rng = np.random.default_rng([st.seed, zlib.crc32(sym.encode("utf-8"))])
     for _ in range(3):
         c = tuple(int(v) for v in rng.integers(20, 220, 3))
         centre = tuple(int(v) for v in rng.integers(size // 5, size * 4 // 5, 2))

@@ -1,4 +1,5 @@
-"""``seqboard read PHOTO --cards``: the playing cards lying in a picture, with their places."""
+"""``seqboard read PHOTO --cards``: the cards lying in a picture, with their places (the
+playing cards, or the Jewish Edition's with ``--edition jewish``)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,18 @@ import json
 import numpy as np
 
 
-def print_cards(frame: np.ndarray, name: str, as_json: bool) -> int:
-    from vision.cards.reader import find_cards
+def print_cards(frame: np.ndarray, name: str, as_json: bool, jewish=None) -> int:
+    """``jewish``: the Jewish Edition's references (vision.cards.jewish.JewishReferences):
+    the cards read as that edition's."""
+    if jewish is not None:
+        from vision.cards.jewish import find_jewish_cards
+        found = find_jewish_cards(frame, jewish)
+    else:
+        from vision.cards.reader import find_cards
 
-    from ..sources import card_reader_warnings
-    card_reader_warnings()                  # a model file missing: said once, on stderr
-    found = find_cards(frame)
+        from ..sources import card_reader_warnings
+        card_reader_warnings()              # a model file missing: said once, on stderr
+        found = find_cards(frame)
     rows = []
     for r in found:
         q = np.float32(r.quad)

@@ -17,6 +17,10 @@ EPILOG = """examples:
   seqboard calibrate --image table.jpg --pile-card 1:card1.jpg --pile 2:1210,400,180 --piles-only
                                                 each seat's discard pile: a card laid on it
                                                 (table.jpg without it), or SEAT:X,Y,CARD_PX
+  seqboard calibrate --image table.jpg --word-card add:a.jpg --word-card remove:r.jpg --piles-only
+                                                Jewish Edition: one ADD and one REMOVE card
+                                                laid in view (table.jpg without it), kept to
+                                                read those cards by (docs/cards.md)
 
 It writes the calibration file (--out, default camera.calibration of the configuration) and
 a picture beside it (FILE.png) with the grid found and each space's reading: look at it.
@@ -45,8 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pile-card", metavar="SEAT:FILE", action="append", default=[],
                    help="a seat's discard pile spot from FILE, the --image view with one card "
                         "laid on the spot (repeat for each seat)")
+    p.add_argument("--word-card", metavar="WORD:FILE", action="append", default=[],
+                   help="Jewish Edition: FILE is the --image view with an ADD (add:FILE) or a "
+                        "REMOVE (remove:FILE) card laid in it, kept to read those cards by")
     p.add_argument("--piles-only", action="store_true",
-                   help="learn only the pile spots (the board's calibration stays as it is)")
+                   help="learn only the pile spots and word cards (the board's calibration "
+                        "stays as it is)")
     p.add_argument("--serve", action="store_true",
                    help="drive the steps from the dashboard's page instead (capture, check, save)")
     p.set_defaults(func=run)
@@ -108,10 +116,12 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser() if args.out else cfg.expand("camera.calibration")
     _check_out(out, "--out" if args.out else "camera.calibration")
     corners = _corners(args.corners) if args.corners else None
-    if args.pile or args.pile_card or args.piles_only:
+    if args.word_card:
+        _word_cards(args, out)
+    if args.pile or args.pile_card or (args.piles_only and not args.word_card):
         _piles(args, out)
-        if args.piles_only:
-            return 0
+    if args.piles_only:
+        return 0
     if args.image:
         from ..inputs import load_image
         frame = load_image(args.image, "image of the empty board")
@@ -172,6 +182,16 @@ def run(args: argparse.Namespace) -> int:
         if not args.image:
             src.close()
     print(f"saved {out} ({saved['method']}); check the picture {saved['picture']}")
+    if saved.get("jewish"):
+        from vision.cards.jewish import WORDS, JewishReferences
+        kept = JewishReferences.load(saved["jewish"]).words
+        print(f"saved {saved['jewish']} (the board's pictures, to read the cards laid by)")
+        missing = [w for w in WORDS if w not in kept]
+        if missing:
+            print(f"warning: no {' or '.join(missing)} card kept: the camera reads "
+                  f"{'it' if len(missing) == 1 else 'them'} as unknown (typed or tapped) until "
+                  f"one is laid in view: --word-card {missing[0].lower()}:FILE",
+                  file=sys.stderr)
     for w in result["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
     return 0
@@ -228,6 +248,56 @@ def _piles(args, out: Path) -> None:
         for w in spot_problems(sp, shape):
             print(f"warning: {w}", file=sys.stderr)
     print(f"saved {path}")
+
+
+def _word_cards(args, out: Path) -> None:
+    """Keep one ADD and one REMOVE card of the Jewish Edition, each laid in the --image view,
+    beside the calibration (FILE.jewish.npz, with the board's pictures): the camera reads
+    those cards by them (docs/cards.md)."""
+    from vision.cards.jewish import JewishReferences, references_path
+    from vision.cards.reader import find_new_card, straighten
+
+    from ..errors import UserError
+    from ..inputs import load_image
+    if not args.image:
+        raise UserError("--word-card: needs --image, the same view without the card")
+    before = load_image(args.image, "image without the card")
+    path = references_path(out)
+    if path.exists() and not path.is_file():
+        raise UserError(f"--out: {path} exists and is not a plain file")
+    refs = JewishReferences([], [])
+    if path.exists():
+        try:
+            refs = JewishReferences.load(path)
+        except ValueError as exc:
+            raise UserError(f"--word-card: {exc}; calibrate the board again to make it anew") \
+                from None
+    for text in args.word_card:
+        word, _, file = text.partition(":")
+        code = word.strip().upper()
+        if code not in ("ADD", "REMOVE") or not file:
+            raise UserError(f"--word-card: {text[:60]!r}: expected add:FILE or remove:FILE")
+        after = load_image(file, f"image of the {code} card")
+        if after.shape != before.shape:
+            raise UserError(f"--word-card: {file}: not the size of {args.image} (the same view "
+                            f"with the card laid in it is needed)")
+        quad = find_new_card(after, before, None)
+        if quad is None:
+            raise UserError(f"--word-card: {file}: no card found laid between {args.image} and it")
+        try:
+            refs = refs.with_word(code, straighten(after, quad))
+        except ValueError as exc:
+            raise UserError(f"--word-card: {file}: {exc}") from None
+        print(f"kept the {code} card from {file}")
+    try:
+        refs.save(path)
+    except OSError as exc:
+        raise UserError(f"--out: {path}: cannot write: {exc.strerror}") from None
+    print(f"saved {path}")
+    if not any(c not in ("ADD", "REMOVE") for c in refs.codes):
+        print("warning: no board pictures kept yet: calibrate with the empty Jewish board "
+              "in view (seqboard calibrate --image EMPTY) to read the picture cards",
+              file=sys.stderr)
 
 
 class Still:

@@ -10,6 +10,9 @@ EPILOG = """examples:
   seqboard read photo.jpg --calibration cal.json use the calibrated corners and references
   seqboard read photo.jpg --json                 the same with a confidence per space
   seqboard read table.jpg --cards                the playing cards lying in view, with places
+  seqboard read table.jpg --cards --edition jewish --calibration cal.json
+                                                 the Jewish Edition's cards, read against the
+                                                 board's pictures kept beside cal.json
 
 The board prints as a grid: . empty, B blue, G green, R red, W a flipped (white) chip,
 ? unknown (covered by a hand, or glare).
@@ -27,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markers", action="store_true", help="find the board by ArUco markers 0-3")
     p.add_argument("--json", action="store_true", help="print JSON with confidences")
     p.add_argument("--cards", action="store_true",
-                   help="print the playing cards lying in view (not the board), see docs/cards.md")
+                   help="print the playing cards lying in view (not the board), see docs/cards.md; "
+                        "with --edition jewish, the Jewish Edition's cards (needs --calibration)")
     p.set_defaults(func=run)
 
 
@@ -43,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
     if args.cards:
         from ..inputs import load_image
         from ._read_cards import print_cards
-        return print_cards(load_image(args.image), args.image, args.json)
+        refs = None
+        if args.edition == "jewish":
+            refs = _jewish_references(args)
+        return print_cards(load_image(args.image), args.image, args.json, refs)
     layout = builtin_layout(args.edition)
     cal = None
     if args.calibration:
@@ -68,3 +75,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(str(obs))
     return 0
+
+
+def _jewish_references(args):
+    """The Jewish Edition's card references kept beside the calibration file."""
+    from vision.cards.jewish import JewishReferences, references_path
+
+    from ..errors import UserError
+    if not args.calibration:
+        raise UserError("--cards --edition jewish: give --calibration FILE; the Jewish cards are "
+                        "read against the board's pictures `seqboard calibrate` keeps beside it")
+    path = references_path(args.calibration)
+    if not path.exists():
+        raise UserError(f"--calibration: no Jewish Edition pictures at {path}: calibrate with "
+                        f"the empty Jewish board in view first")
+    try:
+        return JewishReferences.load(path)
+    except ValueError as exc:
+        raise UserError(f"--calibration: {exc}") from None

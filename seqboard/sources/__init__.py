@@ -351,9 +351,42 @@ def _pile_watcher(calibration_path, session: Session, still=None):
         spots, _ = load_spots(path)
     except PileError as exc:
         raise UserError(f"camera.calibration: {exc}") from None
-    for text in card_reader_warnings():
-        session._log_line("info", text)
-    return PileWatcher(spots, still=still)
+    reader = None
+    from vision.cards.jewish import picture_layout
+    if picture_layout(session.referee.layout):
+        reader = _jewish_reader(calibration_path, session)
+        if reader is None:
+            return None
+    else:
+        for text in card_reader_warnings():
+            session._log_line("info", text)
+    return PileWatcher(spots, still=still, reader=reader)
+
+
+def _jewish_reader(calibration_path, session: Session):
+    """The pile reader of a Jewish Edition game: the cards' pictures matched against the
+    board's own, kept by `seqboard calibrate` (FILE.jewish.npz); None (the cards are typed
+    or tapped) when there are none."""
+    from vision.cards.jewish import WORDS, JewishReferences, pile_reader, references_path
+    path = references_path(calibration_path)
+    if not path.exists():
+        session._log_line("info", f"no Jewish Edition pictures at {path}: calibrate again with "
+                                  f"the empty board in view to read the cards; until then type "
+                                  f"them (k menorah) or tap them on the page")
+        return None
+    try:
+        refs = JewishReferences.load(path)
+    except ValueError as exc:
+        raise UserError(f"camera.calibration: {exc}") from None
+    if not any(c not in WORDS for c in refs.codes):
+        session._log_line("info", f"{path} holds no board pictures: calibrate again with the "
+                                  f"empty board in view to read the picture cards")
+    missing = [w for w in WORDS if w not in refs.words]
+    if missing:
+        session._log_line("info", f"no {' or '.join(missing)} card kept in {path}: the camera "
+                                  f"reads it as unknown (type or tap it); keep one with "
+                                  f"seqboard calibrate --word-card")
+    return pile_reader(refs)
 
 
 _CARD_WARNED: set[str] = set()

@@ -165,10 +165,32 @@ class Calibrator:
                 path = piles_path(self.out)
                 save_spots(path, list(self.spots.values()), w, h)
                 out["piles"] = str(path)
+            jewish = self._save_jewish_references()
+            if jewish:
+                out["jewish"] = jewish
         except OSError as exc:
             return {"ok": False, "problem": f"{self.out}: cannot write: {exc.strerror}"}
         return {"ok": True, "path": str(self.out), "picture": str(picture),
                 "method": self.cal.method, **out}
+
+
+    def _save_jewish_references(self) -> str | None:
+        """On a board of pictures (the Jewish Edition): the 50 pictures as the camera sees
+        them on the empty board, kept beside the calibration (FILE.jewish.npz) for reading
+        the cards laid on the piles; the ADD and REMOVE cards kept there before stay."""
+        from vision.cards.jewish import (JewishReferences, board_references, picture_layout,
+                                         references_path)
+        if self.empty is None or not picture_layout(self.layout):
+            return None
+        path = references_path(self.out)
+        words = None
+        if path.exists():
+            try:
+                words = JewishReferences.load(path)
+            except ValueError:
+                words = None                    # a broken file: made again, without words
+        board_references(self.empty, self.cal.corners, self.layout, words).save(path)
+        return str(path)
 
 
 def chips_on_empty_board(frame, corners, layout) -> list[int]:

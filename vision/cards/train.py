@@ -3,6 +3,7 @@
     python -m vision.cards.train          # writes vision/cards/prototypes.npz
     python -m vision.cards.train net      # the learned index reader, vision/cards/cardnet.onnx
     python -m vision.cards.train mid      # the middle reader, vision/cards/midnet.onnx
+    python -m vision.cards.train cover    # the index reader fine-tuned for fingers over it
     python -m vision.cards.train tune     # their thresholds, on tuned piles
 
 Every card of every tuned family, in several seeded styles, is drawn, straightened (with
@@ -69,6 +70,9 @@ def main(argv=None) -> int:
     if argv and argv[0] == "mid":                 # the learned middle reader (train_mid.py)
         from . import train_mid
         return train_mid.main(argv[1:])
+    if argv and argv[0] == "cover":               # fine-tuned for fingers over the index
+        from . import train_cover
+        return train_cover.main(argv[1:])
     if argv and argv[0] in ("net", "tune"):       # the learned index reader (train_net.py)
         from . import train_net
         return train_net.main(argv[1:] if argv[0] == "net" else argv)
