@@ -204,9 +204,9 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
 def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, crowded_confirms, lattice_confirms,
-                        pairs_tell_turn, refine_grid, search_corners, settle_bare, settle_grid,
-                        twin_mean)
+    from .pairs import (best_turn, check_grid, corners_on_chips, crowded_confirms,
+                        lattice_confirms, pairs_tell_turn, refine_grid, search_corners,
+                        settle_bare, settle_grid, twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -257,6 +257,14 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                     v = check_grid(frame, near, layout, chips)
                     if v.ok:
                         return polish(near, v)
+                if not as_found:
+                    # not the outline's: perhaps the whole board with its edge (the bright
+                    # board on a dark table under a lamp's gradient), its size settled too
+                    near = settle_bare(frame, quad, layout, sizes=True)
+                    if near is not None:
+                        v = check_grid(frame, near, layout, chips)
+                        if v.ok:
+                            return polish(near, v)
             if as_found and chips and verdict.better_shift is None:
                 if crowded_confirms(frame, turned, layout):
                     # a board so full of chips that too few pairs are bare for the mean
@@ -267,6 +275,14 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 # bare pairs telling the turn
                 centred = lattice_confirms(frame, turned, layout)
                 if centred is not None:
+                    return centred
+            elif chips and verdict.better_shift is None:
+                # another candidate on a board too full of chips for the pairs: the chips'
+                # places confirm it only when each corner too is where its quarter's chips
+                # say (a candidate with one corner a third of a space off keeps the chips
+                # centred over the rest of the board)
+                centred = lattice_confirms(frame, turned, layout)
+                if centred is not None and corners_on_chips(frame, centred, layout):
                     return centred
         if not wide:
             grid = settle_grid(frame, quad, layout)

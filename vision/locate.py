@@ -397,7 +397,9 @@ def other_candidates(frame: np.ndarray, limit: int = 4) -> list[np.ndarray]:
     confirmed: the largest bright region (the board's paper on a dark table), and the
     largest convex four-sided outlines among strong edges (a board on a patterned cloth).
     Each may be the whole board with its edge rather than the field of spaces: the caller
-    settles them (:func:`vision.pairs.settle_grid`)."""
+    settles them (:func:`vision.pairs.settle_grid`). Up to ``limit`` of those, and the
+    region brighter than its own surroundings (the board on a dark table under a light
+    that falls off across it)."""
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = gray.shape
     scale = min(1.0, 960.0 / max(h, w))
@@ -440,4 +442,16 @@ def other_candidates(frame: np.ndarray, limit: int = 4) -> list[np.ndarray]:
             add(approx.reshape(-1, 2))
         if len(out) >= limit:
             break
-    return out[:limit]
+    out = out[:limit]
+    # and one more: the board brighter than the table round it, whatever the light does
+    # across the frame (a lamp's gradient over a dark table splits the board for one
+    # threshold over all of it, above): bright against its own surroundings
+    block = int(max(small.shape) / 8) | 1
+    local = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                  block, -5)
+    local = cv2.morphologyEx(local, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    local = cv2.morphologyEx(local, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    contours, _ = cv2.findContours(local, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if contours:
+        add(max(contours, key=cv2.contourArea).reshape(-1, 2))
+    return out

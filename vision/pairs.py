@@ -521,6 +521,45 @@ def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout
     return None
 
 
+#: a corner of a grid moved this share of a space, in eight directions, for
+#: :func:`corners_on_chips`
+PEAK_STEP = 0.3
+
+
+def _quadrant_centred(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(4,) coloured chips centred in their spaces (:data:`CENTRED`) in the quarter of the
+    board at each corner (top-left, top-right, bottom-right, bottom-left)."""
+    out = np.zeros(4, int)
+    hr, hc = layout.rows / 2, layout.cols / 2
+    for i, dx, dy in chip_offsets(frame, corners, layout):
+        r, c = divmod(i, layout.cols)
+        q = (0, 1, 3, 2)[(r >= hr) * 2 + (c >= hc)]
+        out[q] += np.hypot(dx, dy) < CENTRED
+    return out
+
+
+def corners_on_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> bool:
+    """Each corner of the grid where its quarter's chips say: no corner moved alone by
+    :data:`PEAK_STEP` of a space, in any of eight directions, centres more chips in its
+    quarter of the board. A grid with one corner a third of a space off keeps most chips
+    centred over the rest of the board (:func:`lattice_confirms` can pass it); its own
+    quarter tells."""
+    unit = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
+    h = _grid_homography(corners, layout)
+    here = _quadrant_centred(frame, corners, layout)
+    d = PEAK_STEP
+    moves = [(d, 0), (-d, 0), (0, d), (0, -d)] + [(a * d * 0.7071, b * d * 0.7071)
+                                                  for a in (1, -1) for b in (1, -1)]
+    for k in range(4):
+        for dx, dy in moves:
+            u = unit.copy()
+            u[k] += (dx, dy)
+            moved = cv2.perspectiveTransform(u[None], h)[0]
+            if _quadrant_centred(frame, moved, layout)[k] > here[k]:
+                return False
+    return True
+
+
 #: pairs left bare enough to settle a grid on them alone (fewer, and the steps could fit a
 #: grid to a few pairs by chance)
 SETTLE_BARE = 12
@@ -532,20 +571,44 @@ def bare_pairs(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> list[t
     return [p for p in twin_pairs(layout) if bare[p[0]] and bare[p[1]]]
 
 
-def settle_bare(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray | None:
+def settle_bare(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+                sizes: bool = False) -> np.ndarray | None:
     """A board in play: the grid (its turn, then fine steps) settled on the pairs left bare
     of chips only (the chips on the others pull the steps off a right grid), or None when
-    fewer than :data:`SETTLE_BARE` are bare. The result still has to pass
-    :func:`check_grid`."""
-    kept = bare_pairs(frame, corners, layout)
-    if len(kept) < SETTLE_BARE or not pairs_tell_turn(layout):
+    fewer than :data:`SETTLE_BARE` are bare. ``sizes``: the quadrilateral may be the whole
+    board with its edge, its size (1 to 0.85 of it, :data:`SCALES`) settled too. The
+    result still has to pass :func:`check_grid`."""
+    if not pairs_tell_turn(layout):
         return None
-    pa = np.array([p[0] for p in kept])
-    pb = np.array([p[1] for p in kept])
     turns = range(4) if layout.rows == layout.cols else (0, 2)
-    options = [np.roll(np.float32(corners), -t, axis=0) for t in turns]
-    best = max(options, key=lambda c: _twin_mean(frame, c, layout, pa, pb))
-    return refine_grid(frame, best, layout, steps=(0.12, 0.06, 0.03), passes=6, pairs=kept)
+    # the pairs left bare under each turn (a pair's two spaces are other spaces of the
+    # picture under another turn: its own bare pairs, or a wrong turn would be judged by
+    # pairs that are bare only under the first)
+    options = []
+    for s in (SCALES if sizes else (1.0,)):
+        base = shifted(corners, layout, 0, 0, s) if s != 1.0 else np.float32(corners)
+        for t in turns:
+            c = np.roll(base, -t, axis=0)
+            kept = bare_pairs(frame, c, layout)
+            if len(kept) < SETTLE_BARE:
+                continue
+            pa = np.array([p[0] for p in kept])
+            pb = np.array([p[1] for p in kept])
+            options.append((_twin_mean(frame, c, layout, pa, pb), len(options), c, kept))
+    if not options:
+        return None
+    options.sort(key=lambda o: -o[0])
+    # sizes: the quadrilateral may be the whole board with its edge (the bright board on a
+    # dark table), its size settled as settle_grid does, on the bare pairs; the two
+    # likeliest refined, from a coarser step
+    steps = (0.25, 0.12, 0.06, 0.03) if sizes else (0.12, 0.06, 0.03)
+    done = []
+    for _, _, c, kept in options[:2 if sizes else 1]:
+        r = refine_grid(frame, c, layout, steps=steps, passes=6, pairs=kept)
+        pa = np.array([p[0] for p in kept])
+        pb = np.array([p[1] for p in kept])
+        done.append((_twin_mean(frame, r, layout, pa, pb), r))
+    return max(done, key=lambda d: d[0])[1]
 
 
 #: a grid confirmed on a board in play is moved onto its chips (:func:`settle_on_chips`)
