@@ -317,7 +317,7 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
     images = [render(layout, random_board(layout, rng), cond, seed=k).image for k in range(8)]
     for img in images[:2]:
         reader.read(img)                      # warm up
-    total, classify_ms, locate_ms, model_ms, cpu = [], [], [], [], []
+    total, classify_ms, locate_ms, model_ms, cpu, veto_ms = [], [], [], [], [], []
     for k in range(frames):
         img = images[k % len(images)]
         t0, c0 = time.perf_counter(), time.thread_time()
@@ -326,6 +326,7 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
         cpu.append((time.thread_time() - c0) * 1000)
         classify_ms.append(reading.timings.get("classify_ms", 0.0))
         model_ms.append(reading.timings.get("model_ms", 0.0))
+        veto_ms.append(reading.timings.get("veto_ms", 0.0))
     fresh = BoardReader(cal, layout, **READER_KW)
     for k in range(max(5, frames // 10)):
         t0 = time.perf_counter()
@@ -334,6 +335,7 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
     return {"ms": statistics.median(total), "cpu_ms": statistics.median(cpu),
             "classify_ms": statistics.median(classify_ms),
             "model_ms": statistics.median(model_ms),
+            "veto_ms": statistics.median(veto_ms),
             "locate_ms": statistics.median(locate_ms)}
 
 
@@ -424,6 +426,7 @@ def main(argv=None) -> int:
         "classify_ms_1080p": round(t1080["classify_ms"], 2),
         # the learned space classifier's share of classify_ms (vision/spacenet.py)
         "model_ms_per_frame": round(t720["model_ms"], 2),
+        "veto_ms_per_frame": round(t720["veto_ms"], 2),
         "locate_ms_720p": round(t720["locate_ms"], 2),
         "locate_ms_1080p": round(t1080["locate_ms"], 2),
         "by_condition": {k: {"space_accuracy": round(v["space_accuracy"], 6),

@@ -25,7 +25,7 @@ CASES = {
                    "heldout_wrong_under_hands", "heldout_unknown_rate", "heldout_board_accuracy",
                    "calibration_wrong_grids", "calibration_success_rate",
                    "uncalibrated_space_accuracy", "video_phantom_moves", "video_missed_moves",
-                   "video_moves_caught_up", "video_games_recovered"]),
+                   "video_moves_caught_up", "video_games_recovered", "veto_ms_per_frame"]),
     "video.py": (["--quick"],
                  ["video_phantom_moves", "video_missed_moves", "video_moves_caught_up",
                   "video_games_recovered", "video_games_with_hidden_moves"]),

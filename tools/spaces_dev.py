@@ -124,19 +124,50 @@ def load(path: Path) -> dict:
         return {k: d[k] for k in KEYS if k in d.files}
 
 
+def frame_inputs(xs: np.ndarray, refs: np.ndarray) -> np.ndarray:
+    """The model input of one stored frame (calibrated: each space beside its reference)."""
+    from vision.spacenet import CHANNELS, SIDE
+    n = len(xs)
+    x = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
+    x[:, :3] = xs.astype(np.float32) / 127.5 - 1
+    p = refs.astype(np.float32).reshape(n, 8, 8, 3).repeat(2, 1).repeat(2, 2)
+    x[:, 3:6] = p.transpose(0, 3, 1, 2) / 127.5 - 1
+    x[:, 6] = 1
+    return x
+
+
+def veto_probabilities(veto, d: dict) -> np.ndarray:
+    """The veto model's probabilities of every space of every stored frame."""
+    return np.stack([veto.probabilities(frame_inputs(xs, refs))
+                     for xs, refs in zip(d["x"], d["ref"])])
+
+
+def apply_veto(states: np.ndarray, vp: np.ndarray, bar: float, empty: bool = False,
+               probs: np.ndarray | None = None, below: float = 1.01) -> np.ndarray:
+    """``states`` with the readings the veto's probabilities ``vp`` give less than ``bar``
+    unknown (chips and white; with ``empty`` empty spaces too), as the reader does; with
+    ``probs`` (the shipped model's), only those it gives less than ``below``."""
+    from vision.spacenet import CLASSES
+    unknown = len(STATES) - 1
+    cls = {STATES.index(c.value): i for i, c in enumerate(CLASSES) if c.value in STATES[:-1]}
+    asked = (states >= (0 if empty else 1)) & (states < unknown)
+    idx = np.vectorize(lambda v: cls.get(int(v), 0))(states)
+    p = np.take_along_axis(vp, idx[..., None], axis=-1)[..., 0]
+    if probs is not None:
+        asked = asked & (np.take_along_axis(probs, idx[..., None], axis=-1)[..., 0] < below)
+    out = states.copy()
+    out[asked & (p < bar)] = unknown
+    return out
+
+
 def probabilities(net, d: dict) -> np.ndarray:
     """The model's probabilities of every stored frame after the reader's second look, and
     the spaces its second model disputes."""
     from vision.reader import STEADY_BELOW, STEADY_MOST
-    from vision.spacenet import CHANNELS, SIDE, second_opinion
+    from vision.spacenet import second_opinion
     out, disputed = [], []
     for xs, refs in zip(d["x"], d["ref"]):
-        n = len(xs)
-        x = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
-        x[:, :3] = xs.astype(np.float32) / 127.5 - 1
-        p = refs.astype(np.float32).reshape(n, 8, 8, 3).repeat(2, 1).repeat(2, 2)
-        x[:, 3:6] = p.transpose(0, 3, 1, 2) / 127.5 - 1
-        x[:, 6] = 1
+        x = frame_inputs(xs, refs)
         p, q = second_opinion(net, x, net.probabilities(x), STEADY_BELOW, STEADY_MOST)
         out.append(p)
         disputed.append(q)
@@ -179,11 +210,13 @@ def score(d: dict, states: np.ndarray) -> dict:
 
 
 def compare(sets: list[Path], models: list[Path], rule: tuple,
-            second: Path | None = None) -> list[dict]:
-    from vision.spacenet import SpaceNet
+            second: Path | None = None, veto: Path | None = None,
+            bars: tuple = (), veto_empty: bool = False, below: float = 1.01) -> list[dict]:
+    from vision.spacenet import SpaceNet, VetoNet
     rows = []
     data = [(p, load(p)) for p in sets]
     other = SpaceNet(second) if second else None
+    vnet = VetoNet(veto) if veto else None
     for m in models:
         net = SpaceNet(m, other)
         name = f"{m}+{second}" if second else str(m)
@@ -191,8 +224,19 @@ def compare(sets: list[Path], models: list[Path], rule: tuple,
             probs, disputed = probabilities(net, d)
             rows.append({"set": str(p), "model": name, "how": "argmax",
                          **score(d, probs.argmax(-1))})
-            rows.append({"set": str(p), "model": name, "how": "rule",
-                         **score(d, combined(d, probs, rule, disputed))})
+            states = combined(d, probs, rule, disputed)
+            rows.append({"set": str(p), "model": name, "how": "rule", **score(d, states)})
+            if vnet is not None:
+                vp = veto_probabilities(vnet, d)
+                rows.append({"set": str(p), "model": str(veto), "how": "veto-argmax",
+                             **score(d, vp.argmax(-1))})
+                for bar in bars:
+                    got = apply_veto(states, vp, bar, veto_empty, probs, below)
+                    asked = apply_veto(states, np.zeros_like(vp), 1.0, veto_empty, probs,
+                                       below) != states
+                    rows.append({"set": str(p), "model": name, "how": f"rule+veto@{bar}",
+                                 **score(d, got), "asked_a_frame":
+                                 round(float(asked.sum(1).mean()), 1)})
     return rows
 
 
@@ -221,6 +265,17 @@ def main(argv=None) -> int:
     cp.add_argument("--second", type=Path, default=None,
                     help="a second model's opinion on the spaces each model is unsure of "
                          "(as the reader asks SEQBOARD_SPACE_SECOND's); default: none")
+    cp.add_argument("--veto", type=Path, default=None,
+                    help="a veto model (vision/models/spaces_veto.onnx): the rule's readings "
+                         "it gives less than each --veto-bar are made unknown")
+    cp.add_argument("--veto-bar", default="0.5",
+                    help="the veto's bars to try, comma-separated (default 0.5)")
+    cp.add_argument("--veto-below", type=float, default=None,
+                    help="the veto is asked only about readings the model gives less than "
+                         "this (default: the reader's VETO_ASK_BELOW; 1.01: all)")
+    cp.add_argument("--veto-empty", action="store_true",
+                    help="the veto is asked about spaces read empty too (default: chips and "
+                         "white only, as the reader)")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
     args = ap.parse_args(argv)
 
@@ -242,7 +297,15 @@ def main(argv=None) -> int:
             print(f"error: --rule {args.rule!r}: five numbers, comma-separated", file=sys.stderr)
             return 2
     try:
-        rows = compare(args.sets, args.model, rule, args.second)
+        bars = tuple(float(v) for v in args.veto_bar.split(","))
+    except ValueError:
+        print(f"error: --veto-bar {args.veto_bar!r}: numbers, comma-separated", file=sys.stderr)
+        return 2
+    try:
+        from vision.reader import VETO_ASK_BELOW
+        rows = compare(args.sets, args.model, rule, args.second, args.veto, bars,
+                       args.veto_empty,
+                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below)
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -251,7 +314,8 @@ def main(argv=None) -> int:
         print(json.dumps(r) if args.json else
               f"{r['set']}  {r['model']}  {r['how']:6s}  right {r['right']}  wrong {r['wrong']}  "
               f"under hands {r['under_hands']}  unknown far {r['unknown_far']}  "
-              f"boards {r['boards']}")
+              f"boards {r['boards']}"
+              + (f"  asked {r['asked_a_frame']}" if "asked_a_frame" in r else ""))
     return 0
 
 

@@ -93,6 +93,19 @@ STEADY_BELOW = 0.9
 #: second batch stays within 96 inputs, about the first's size)
 STEADY_MOST = 32
 
+#: the veto (session seven, docs/vision.md): on a calibrated board, a space the rule reads
+#: as a chip or white becomes unknown where the veto model (vision/models/spaces_veto.onnx,
+#: trained apart from the shipped model: other seeds, stronger light changes, other input
+#: channels) gives that state less than this. It can take a reading back, never make one.
+#: Off by default (vision.spacenet.VETO_ON: on the held-out looks it cost more right
+#: readings than allowed); ``SEQBOARD_SPACE_VETO=on`` asks the shipped file, ``=path``
+#: another. 0: never.
+VETO_BAR = 0.3
+#: the veto is asked only about readings the shipped model gives less than this (its
+#: probability of the state read, after the second look): on the development sets every
+#: wrong reading it took back was under 0.99 (docs/vision.md, "Session seven"); 1.01: all
+VETO_ASK_BELOW = 0.99
+
 #: a space within this of its empty picture (mean grey levels over its small picture and its
 #: rings, as vision.classify.classify measures) is not covered, whatever the model says:
 #: the features' own test for "nothing covers it" (0.6 x EMPTY_BELOW)
@@ -147,15 +160,21 @@ class BoardReader:
     """Reads frames of one board. ``markers=True`` finds it by its ArUco corner markers."""
 
     def __init__(self, calibration: Calibration | None, layout: Layout, markers: bool = False,
-                 model=True) -> None:
+                 model=True, veto=True) -> None:
         """``model``: the learned space classifier (vision/spacenet.py): True for the shipped
         one (raises :class:`~vision.spacenet.ModelError` when its file is missing or
         broken), a :class:`~vision.spacenet.SpaceNet`, or False for the hand-written
-        features alone."""
+        features alone. ``veto``: the veto model (:data:`VETO_BAR`): True for the shipped
+        one or ``SEQBOARD_SPACE_VETO``'s (raises ModelError likewise), a
+        :class:`~vision.spacenet.VetoNet`, or False for none; asked on calibrated boards."""
         if model is True:
             from .spacenet import shared_model
             model = shared_model()
         self.model = model or None
+        if veto is True:
+            from .spacenet import shared_veto
+            veto = shared_veto() if self.model is not None else None
+        self.veto = veto or None
         self.layout = layout
         self.calibration = calibration
         self.markers = markers or (calibration is not None and calibration.method == "aruco")
@@ -229,10 +248,14 @@ class BoardReader:
                 # the second look at unsure spaces, with the second model's opinion
                 probs, disputed = second_opinion(self.model, inputs, probs, STEADY_BELOW,
                                                  STEADY_MOST)
-            timings["model_ms"] = (time.perf_counter() - t3) * 1000
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
                                                   disputed=disputed)
+            if self.veto is not None and VETO_BAR and self.calibration is not None:
+                t4 = time.perf_counter()
+                states, conf = self._vetoed(inputs, probs, states, conf, hand)
+                timings["veto_ms"] = (time.perf_counter() - t4) * 1000
+            timings["model_ms"] = (time.perf_counter() - t3) * 1000
             if self.calibration is not None:
                 hand = self._uncovered(hand, f)
         # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)
@@ -265,6 +288,21 @@ class BoardReader:
         return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
                             self.corners.copy(), board, timings=timings,
                             doubtful=tuple(bool(d) for d in doubted))
+
+    def _vetoed(self, inputs, probs, states, conf, hand):
+        """``states`` and ``conf`` with the chips and white the veto model denies (gives less
+        than :data:`VETO_BAR`) unknown, confidence 0; it is asked about those the shipped
+        model (``probs``) is less than :data:`VETO_ASK_BELOW` sure of."""
+        from .spacenet import CLASSES, vetoed
+        index = {c: i for i, c in enumerate(CLASSES)}
+        cls = np.array([index[s] for s in states])
+        sure = probs[np.arange(len(cls)), np.minimum(cls, len(CLASSES) - 1)]
+        asked = (cls >= 1) & (cls <= 4) & ~np.asarray(hand, bool) & (sure < VETO_ASK_BELOW)
+        denied = vetoed(self.veto, inputs, cls, VETO_BAR, asked)
+        if not denied.any():
+            return states, conf
+        states = [SpaceState.UNKNOWN if d else s for s, d in zip(states, denied)]
+        return states, np.where(denied, 0.0, conf)
 
     def _uncovered(self, hand: np.ndarray, f) -> np.ndarray:
         """``hand`` less the spaces that look as they did on the empty board (within

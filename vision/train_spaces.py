@@ -7,6 +7,8 @@
                                                            # hard examples weighed more (tried)
     python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx
                                                            # the second opinion tried (session five)
+    python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 --light strong \
+        --out vision/models/spaces_veto.onnx               # the veto model (session seven)
 
 Needs the ``train`` extra (``pip install -e '.[train]'``: PyTorch, CPU build, and onnx for
 the export); reading never does. The data are crops of spaces from renders of looks drawn
@@ -33,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .spacenet import CHANNELS, CLASSES, COVERED, MODEL_PATH, SIDE, space_inputs
+from .spacenet import (CHANNELS, CLASSES, COVERED, MODEL_PATH, SIDE, VETO_CHANNELS, VETO_PATH,
+                       space_inputs, veto_inputs)
 
 BATCH = 256
 LABEL = {s.value: i for i, s in enumerate(CLASSES) if i != COVERED}
@@ -50,6 +53,7 @@ def photometric(img: np.ndarray, rng: np.random.Generator, base: dict) -> np.nda
     x = np.clip(x * gain, 0, 1) ** base["gamma"]
     x = x * 255.0
     sigma = float(rng.uniform(0.0, 3.0)) + (4.0 * (1.0 - base["level"]) if base["level"] < 1 else 0)
+    sigma *= base.get("noise", 1.0)
     if sigma > 0.2:
         x = x + rng.normal(0, sigma, x.shape).astype(np.float32)
     out = np.clip(x + 0.5, 0, 255).astype(np.uint8)
@@ -61,9 +65,18 @@ def photometric(img: np.ndarray, rng: np.random.Generator, base: dict) -> np.nda
     return out
 
 
-def _photometric_base(rng: np.random.Generator) -> dict | None:
+def _photometric_base(rng: np.random.Generator, strong: bool = False) -> dict | None:
     """A scene's light level, gamma and colour cast, or None (the picture as rendered:
-    half the scenes)."""
+    half the scenes). ``strong`` (the veto model's data, ``--light strong``): four scenes
+    in five changed, dim light more often (down to 22 %), stronger colour casts and gamma,
+    more sensor noise."""
+    if strong:
+        if rng.random() < 0.2:
+            return None
+        level = float(np.exp(rng.uniform(np.log(0.22), np.log(0.9)))) if rng.random() < 0.6 \
+            else float(rng.uniform(0.8, 1.1))
+        return {"level": level, "gamma": float(rng.uniform(0.7, 1.45)),
+                "cast": rng.uniform(0.75, 1.25, 3).astype(np.float32), "noise": 2.0}
     if rng.random() < 0.5:
         return None
     level = float(np.exp(rng.uniform(np.log(0.3), np.log(1.1))))
@@ -73,7 +86,8 @@ def _photometric_base(rng: np.random.Generator) -> dict | None:
 
 def _scene(args) -> dict:
     """The samples of one scene: (crops uint8, reference patches uint8, labels)."""
-    seed, index, frames, augment = args
+    seed, index, frames, augment = args[:4]
+    strong = len(args) > 4 and args[4]
     grid_off = 0.055 if augment else 0.04
     import cv2
     cv2.setNumThreads(1)
@@ -101,7 +115,7 @@ def _scene(args) -> dict:
     space = float(np.linalg.norm(empty.grid_corners[1] - empty.grid_corners[0])) / layout.cols
     corners = np.float32(empty.grid_corners + rng.normal(0, grid_off * space, (4, 2)))
     # generic photometric changes (widened: --augment 1 in the default)
-    aug = _photometric_base(prng) if augment else None
+    aug = _photometric_base(prng, strong) if augment else None
     empty_image = photometric(empty.image, prng, aug) if aug is not None else empty.image
     ref_feats = features(straighten(empty_image, corners, layout), layout.rows, layout.cols)
     ref = Reference.from_features(ref_feats)
@@ -147,12 +161,13 @@ BESIDE = 1.0    # --beside: the weight of a space beside a covered one
 
 
 def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progress,
-              augment: bool = True) -> dict:
+              augment: bool = True, strong_light: bool = False) -> dict:
     """The samples of scenes 0..scenes-1, rendered in chunks of CHUNK scenes, each chunk
     cached in ``cache`` (a larger run reuses the chunks of a smaller one)."""
     parts = []
     t0 = time.time()
-    tag = f"spaces-seed{seed}-frames{frames}" + ("-aug" if augment else "")
+    tag = f"spaces-seed{seed}-frames{frames}" + ("-aug" if augment else "") + \
+        ("-strong" if strong_light else "")
     for c0 in range(0, scenes, CHUNK):
         c1 = min(scenes, c0 + CHUNK)
         path = cache / f"{tag}-{c0}-{c1}.npz"
@@ -161,7 +176,7 @@ def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progr
                 part = {k: d[k] for k in d.files}
             progress(f"data: scenes {c0 + 1}-{c1}/{scenes} from {path}")
         else:
-            work = [(seed, i, frames, augment) for i in range(c0, c1)]
+            work = [(seed, i, frames, augment, strong_light) for i in range(c0, c1)]
             got = []
             if jobs > 1:
                 from multiprocessing import get_context
@@ -184,8 +199,17 @@ def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progr
     return data
 
 
-def _net():
+def _net(kind: str = "shipped"):
     from torch import nn
+    if kind == "veto":
+        # the veto model (session seven): other channels in (vision.spacenet.veto_inputs),
+        # a 5 x 5 first layer, a wider last one: ~30,000 parameters, about 0.8 million
+        # multiply-adds a space
+        return nn.Sequential(
+            nn.Conv2d(VETO_CHANNELS, 16, 5, padding=2, stride=2, bias=False), nn.BatchNorm2d(16),
+            nn.ReLU(), nn.Conv2d(16, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+            nn.MaxPool2d(2), nn.Conv2d(32, 56, 3, padding=1, bias=False), nn.BatchNorm2d(56),
+            nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(56, len(CLASSES)))
 
     def block(a, b, stride=1):
         return [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b),
@@ -208,7 +232,8 @@ def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
 
 
 def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
-          calibrate_t: bool = True, hard: float = 0.0, beside: float = 1.0):
+          calibrate_t: bool = True, hard: float = 0.0, beside: float = 1.0,
+          kind: str = "shipped"):
     """``hard``: each space's loss weighed by 1 + hard * (1 - the probability the model
     being trained gives its true state), so the spaces it still reads wrong or unsure count
     more (0: all alike); ``beside``: the weight of a space beside a covered one (a sleeve's
@@ -227,7 +252,8 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     keep = ~empty | (np.random.default_rng([seed, 2]).random(len(tr_idx)) < 0.3)
     tr_idx = tr_idx[keep]
     va_idx = va_idx[np.random.default_rng([seed, 3]).random(len(va_idx)) < 0.5]
-    model = _net()
+    model = _net(kind)
+    prep = _prep(kind)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * (len(tr_idx) // BATCH + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -249,7 +275,7 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
             if b // BATCH % 50 == 0:
                 progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} spaces")
             xb = augment(x[idx].clone(), gen, strong)
-            logits = model(xb)
+            logits = model(prep(xb))
             yb = y[idx]
             if hard or beside != 1.0:
                 per = F.cross_entropy(logits, yb, weight=weight, label_smoothing=0.02,
@@ -267,11 +293,11 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
             sched.step()
             total += float(loss.detach()) * len(idx)
             seen += len(idx)
-        acc, acc_noref = evaluate(model, x, y, va_idx)
+        acc, acc_noref = evaluate(model, x, y, va_idx, prep)
         progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
                  f"{acc:.4f} (without reference {acc_noref:.4f}) {time.time() - t0:.0f} s")
     if calibrate_t:
-        fit_temperature(model, x, y, va_idx, progress)
+        fit_temperature(model, x, y, va_idx, progress, prep)
     model.eval()
     return model
 
@@ -318,7 +344,16 @@ def augment(xb, gen: np.random.Generator, strong: bool = True):
     return xb
 
 
-def fit_temperature(model, x, y, idx, progress) -> float:
+def _prep(kind: str):
+    """What turns the 7-channel input into the network's: nothing for the shipped model,
+    :func:`vision.spacenet.veto_inputs` for the veto."""
+    if kind != "veto":
+        return lambda xb: xb
+    import torch
+    return lambda xb: torch.from_numpy(veto_inputs(xb.numpy()))
+
+
+def fit_temperature(model, x, y, idx, progress, prep=lambda xb: xb) -> float:
     """The temperature that makes the model's probabilities honest on the tuned validation
     spaces (least negative log-likelihood; with and without the reference), baked into
     the last layer: "90 % sure" then means right about nine times in ten there."""
@@ -329,7 +364,7 @@ def fit_temperature(model, x, y, idx, progress) -> float:
         xb = x[idx]
         xn = xb.clone()
         xn[:, 3:] = 0.0
-        logits = torch.cat([model(xb), model(xn)])
+        logits = torch.cat([model(prep(xb)), model(prep(xn))])
         yy = torch.cat([y[idx], y[idx]])
         best, best_t = None, 1.0
         for t in np.exp(np.linspace(np.log(0.25), np.log(3.0), 61)):
@@ -343,21 +378,22 @@ def fit_temperature(model, x, y, idx, progress) -> float:
     return best_t
 
 
-def evaluate(model, x, y, idx):
+def evaluate(model, x, y, idx, prep=lambda xb: xb):
     import torch
     model.eval()
     with torch.no_grad():
         xb = x[idx]
-        acc = float((model(xb).argmax(1) == y[idx]).float().mean())
+        acc = float((model(prep(xb)).argmax(1) == y[idx]).float().mean())
         xn = xb.clone()
         xn[:, 3:] = 0.0
-        acc_n = float((model(xn).argmax(1) == y[idx]).float().mean())
+        acc_n = float((model(prep(xn)).argmax(1) == y[idx]).float().mean())
     return acc, acc_n
 
 
-def export(model, out: Path) -> None:
+def export(model, out: Path, kind: str = "shipped") -> None:
     from .training import export_onnx
-    export_onnx(model, out, (CHANNELS, SIDE, SIDE), "spaces")
+    export_onnx(model, out, (VETO_CHANNELS if kind == "veto" else CHANNELS, SIDE, SIDE),
+                "spaces")
 
 
 def main(argv=None) -> int:
@@ -371,7 +407,9 @@ def main(argv=None) -> int:
          "python -m vision.train_spaces --seed 1 --scenes 460 --hard 3 --beside 2 "
          "--out /tmp/hard.onnx   # session four's model, not shipped",
          "python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx   "
-         "# session five's second opinion, not shipped"])
+         "# session five's second opinion, not shipped",
+         "nice -n 10 python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 "
+         "--light strong --out vision/models/spaces_veto.onnx   # the veto (session seven)"])
     training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
@@ -383,6 +421,14 @@ def main(argv=None) -> int:
     ap.add_argument("--beside", type=float, default=BESIDE,
                     help="the weight of a space beside a covered one "
                          f"(default {BESIDE})")
+    ap.add_argument("--net", choices=("shipped", "veto"), default="shipped",
+                    help="which network: the shipped classifier or the veto model (other "
+                         "input channels, vision.spacenet.veto_inputs; its file is "
+                         f"{VETO_PATH.name}); default shipped")
+    ap.add_argument("--light", choices=("normal", "strong"), default="normal",
+                    help="the photometric changes: 'strong' changes four scenes in five, dim "
+                         "light more often, stronger colour casts, more noise (the veto "
+                         "model's data; default normal)")
     ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
     args = ap.parse_args(argv)
     if not training.need_torch():
@@ -390,14 +436,15 @@ def main(argv=None) -> int:
     progress = training.progress
 
     data = make_data(args.seed, args.scenes, args.frames, args.jobs, args.cache, progress,
-                     augment=args.augment)
+                     augment=args.augment, strong_light=args.light == "strong")
     progress("classes: " + ", ".join(f"{CLASSES[i].name.lower()} {c}" for i, c in
                                       enumerate(np.bincount(data['y'], minlength=len(CLASSES)))))
     if args.data_only:
         return 0
     model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
-                  calibrate_t=bool(args.augment), hard=args.hard, beside=args.beside)
-    export(model, args.out)
+                  calibrate_t=bool(args.augment), hard=args.hard, beside=args.beside,
+                  kind=args.net)
+    export(model, args.out, args.net)
     training.saved(model, args.out)
     return 0
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from tools.spaces_dev import main
-from vision.spacenet import MODEL_PATH
+from vision.spacenet import MODEL_PATH, VETO_PATH
 
 
 def test_a_stored_set_replays_through_the_shipped_model_and_the_rule(tmp_path, capsys):
@@ -25,6 +25,16 @@ def test_a_stored_set_replays_through_the_shipped_model_and_the_rule(tmp_path, c
     # a tuned look with a hand in one frame of three: nearly every space read, none
     # under the hand read as a chip
     assert rule["right"] > 0.95 and rule["under_hands"] == 0, rule
+    # the veto model on top: it can only make readings unknown, never add a wrong one;
+    # a bar above 1 takes every chip and white back
+    assert main(["compare", str(out), "--model", str(MODEL_PATH), "--veto", str(VETO_PATH),
+                 "--veto-bar", "0.3,1.01", "--veto-below", "1.01", "--json"]) == 0
+    rows = {r["how"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(rows) == {"argmax", "rule", "veto-argmax", "rule+veto@0.3", "rule+veto@1.01"}
+    assert rows["rule+veto@0.3"]["wrong"] <= rows["rule"]["wrong"]
+    assert rows["rule+veto@1.01"]["wrong"] <= rows["rule+veto@0.3"]["wrong"]
+    assert rows["rule+veto@0.3"]["asked_a_frame"] > 5
+    assert rows["rule+veto@1.01"]["right"] < 0.9 < rows["rule+veto@0.3"]["right"]
 
 
 def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
@@ -38,3 +48,5 @@ def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
     assert "missing.npz" in err and "\n" not in err
     assert main(["compare", str(bad), "--model", str(MODEL_PATH), "--rule", "0.9,x"]) == 2
     assert "--rule" in capsys.readouterr().err
+    assert main(["compare", str(bad), "--model", str(MODEL_PATH), "--veto-bar", "a"]) == 2
+    assert "--veto-bar" in capsys.readouterr().err
