@@ -74,7 +74,9 @@ class Calibrator:
                             f"there reads unknown; move the lamp or tilt the camera, then "
                             f"calibrate again")
         self.warnings = warnings
-        return {"ok": True, "method": cal.method, "warnings": warnings, "out": str(self.out)}
+        from vision.cards.jewish import picture_layout
+        return {"ok": True, "method": cal.method, "warnings": warnings, "out": str(self.out),
+                "word_cards": picture_layout(lay)}     # ADD and REMOVE to keep (Jewish)
 
     def save_check_picture(self) -> Path | None:
         """After a refusal: the check picture beside the calibration file (FILE.refused.png)."""
