@@ -16,9 +16,11 @@ EPILOG = """examples:
 The questions are asked here and on the page (with the PIN it prints): answer either.
 It asks for the edition, the players and teams, where the board is read (camera or
 matrix) and checks it: the camera's live picture is on the page while you aim it, then it
-is calibrated; the matrix's link and sensors are read. It walks the LEDs (is it lit?) and
-the buttons (press it), sets a PIN that stays, writes the file and checks it, offers the
-service and a remote game, and ends with the page's address as a QR code for the phones.
+is calibrated (with the discard piles' places if the cards laid are read, and in a Jewish
+Edition game one ADD and one REMOVE card laid in view); the matrix's link and sensors are
+read. It walks the LEDs (is it lit?) and the buttons (press it), sets a PIN that stays,
+writes the file and checks it, offers the service and a remote game, and ends with the
+page's address as a QR code for the phones.
 Enter keeps the default in brackets; run it again to change an answer. See docs/setup.md.
 """
 

@@ -627,15 +627,28 @@ class Dashboard:
             if isinstance(data, Response):
                 return data
             step = request.path_params["step"]
-            bad = fields(data, {"seat": 2, "x": 12, "y": 12} if step == "pile" else {},
-                         ("seat",) if step == "pile" else ())
+            allowed = {"pile": {"seat": 2, "x": 12, "y": 12}, "word": {"word": 6}}
+            bad = fields(data, allowed.get(step, {}),
+                         {"pile": ("seat",), "word": ("word",)}.get(step, ()))
             if bad is not None:
                 return bad
             cal = dash.calibrator
             if cal is None:
                 return error(409, "not calibrating: start `seqboard calibrate --serve`")
-            if step not in ("capture", "save", "pile"):
+            if step not in ("capture", "save", "pile", "word"):
                 return error(404, "no such step")
+            if step == "word":
+                # the Jewish Edition's ADD or REMOVE card, laid in view since the last one
+                word = data["word"].strip().upper()
+                if word not in ("ADD", "REMOVE"):
+                    return error(400, "word: ADD or REMOVE")
+                result = await asyncio.to_thread(cal.mark_word, word)
+                dash._seq += 1
+                dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
+                                          "sent": time.time(), "camera": dash.has_camera(),
+                                          "calibration": {"step": "word", **result},
+                                          "language": i18n.configured()}))
+                return JSONResponse(result, status_code=200 if result.get("ok") else 422)
             if step == "pile":
                 # a seat's discard pile: a card laid there, clicked on the picture
                 try:

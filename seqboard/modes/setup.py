@@ -517,6 +517,30 @@ class Guide:
                         self.say(f"  warning: {w}")
                     break
                 self.say(f"  {got['problem']}")
+        if self.current("game", "edition") == "jewish":
+            self.word_cards(cal)
+
+    def word_cards(self, cal) -> None:
+        """The Jewish Edition's ADD and REMOVE cards, each laid in view and kept as
+        ``seqboard calibrate --word-card`` keeps it: the camera reads them on the piles by
+        these (docs/cards.md). Saved with the calibration."""
+        for code in ("ADD", "REMOVE"):
+            while True:
+                answer = self.line(f"Lay one {code} card in view, beside the board (leave the "
+                                   f"cards laid before where they lie); Enter when it lies "
+                                   f"there, s to skip: ")
+                if answer.lower().startswith("s"):
+                    article = "an" if code == "ADD" else "a"
+                    self.say(f"  no {code} card kept: the camera reads it as unknown, so "
+                             f"{article} {code} card laid is typed or tapped; `seqboard "
+                             f"calibrate --word-card {code.lower()}:FILE` keeps one later")
+                    break
+                got = cal.mark_word(code)
+                self.show("board", camera=True)
+                if got["ok"]:
+                    self.say(f"  kept the {code} card")
+                    break
+                self.say(f"  {got['problem']}")
 
     def matrix(self) -> None:
         from firmware_bridge.link import LinkError, MatrixLink

@@ -27,6 +27,7 @@ class Calibrator:
         self.empty = None                 # the frame of the empty board the grid was found in
         self.spots: dict = {}             # seat -> vision.cards.piles.PileSpot
         self._piles_before = None         # the table before the last card laid on a pile
+        self.words = None                 # the ADD and REMOVE cards kept (JewishReferences)
 
     def report(self, frame: int, total: int) -> None:
         """``frames()`` calls it for each frame it reads."""
@@ -73,7 +74,9 @@ class Calibrator:
                             f"there reads unknown; move the lamp or tilt the camera, then "
                             f"calibrate again")
         self.warnings = warnings
-        return {"ok": True, "method": cal.method, "warnings": warnings, "out": str(self.out)}
+        from vision.cards.jewish import picture_layout
+        return {"ok": True, "method": cal.method, "warnings": warnings, "out": str(self.out),
+                "word_cards": picture_layout(lay)}     # ADD and REMOVE to keep (Jewish)
 
     def save_check_picture(self) -> Path | None:
         """After a refusal: the check picture beside the calibration file (FILE.refused.png)."""
@@ -135,6 +138,34 @@ class Calibrator:
         return {"ok": True, "seat": seat + 1, "x": round(spot.x, 1), "y": round(spot.y, 1),
                 "card_px": round(spot.card_px, 1), "warnings": warnings}
 
+    def mark_word(self, code: str) -> dict:
+        """Keep the Jewish Edition's word card ``code`` (ADD or REMOVE) from a card laid in
+        view since the empty board was captured (or since the last pile or word card was
+        learnt), as ``seqboard calibrate --word-card`` keeps it. What happened, for a
+        person; the cards are written by :meth:`save` (FILE.jewish.npz)."""
+        from vision.cards.jewish import JewishReferences
+        from vision.cards.reader import find_new_card, straighten
+        if self.empty is None:
+            return {"ok": False, "problem": "capture the empty board first"}
+        frames, _ = self.frames()
+        if not frames:
+            return {"ok": False, "problem": "no frame from the camera"}
+        now = frames[-1]
+        if now.shape != self.empty.shape:
+            return {"ok": False, "problem": "the camera's picture changed size since the "
+                                            "board was captured: capture again"}
+        quad = find_new_card(now, self._piles_before, None)
+        if quad is None:
+            return {"ok": False, "problem": f"no card found laid since the last picture: lay "
+                                            f"the {code} card in view, apart from the others"}
+        try:
+            self.words = (self.words or JewishReferences([], [])).with_word(
+                code, straighten(now, quad))
+        except ValueError as exc:
+            return {"ok": False, "problem": str(exc)}
+        self._piles_before = now
+        return {"ok": True, "word": code}
+
     def _space_px(self) -> float:
         import numpy as np
         c = np.asarray(self.cal.corners, np.float32)
@@ -177,7 +208,8 @@ class Calibrator:
     def _save_jewish_references(self) -> str | None:
         """On a board of pictures (the Jewish Edition): the 50 pictures as the camera sees
         them on the empty board, kept beside the calibration (FILE.jewish.npz) for reading
-        the cards laid on the piles; the ADD and REMOVE cards kept there before stay."""
+        the cards laid on the piles; the ADD and REMOVE cards kept by :meth:`mark_word`
+        replace those kept there before, the others stay."""
         from vision.cards.jewish import (JewishReferences, board_references, picture_layout,
                                          references_path)
         if self.empty is None or not picture_layout(self.layout):
@@ -189,6 +221,11 @@ class Calibrator:
                 words = JewishReferences.load(path)
             except ValueError:
                 words = None                    # a broken file: made again, without words
+        if self.words is not None:
+            old = [] if words is None else [(c, p) for c, p in zip(words.codes, words.pictures)
+                                            if c not in self.words.codes]
+            words = JewishReferences([c for c, _ in old] + list(self.words.codes),
+                                     [p for _, p in old] + list(self.words.pictures))
         board_references(self.empty, self.cal.corners, self.layout, words).save(path)
         return str(path)
 

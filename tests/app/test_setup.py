@@ -252,6 +252,80 @@ def test_setup_with_a_camera_calibrates_walks_the_gpio_and_ends_with_a_qr_code(h
     assert shot.shape == img.shape                     # the live picture is the camera's
 
 
+
+def jewish_setup(home, word_answers: list) -> tuple:
+    """``seqboard setup`` of a Jewish Edition game read by the camera (a folder of frames):
+    the empty board, then an ADD card laid on the table beside it, then a REMOVE card beside
+    that; ``word_answers`` answer the word-card questions. Returns the transcript, the
+    calibration file and the printing (its cards)."""
+    from engine.observation import Observation
+    from vision.cards.jewish_scene import jewish_layout
+    from vision.cards.scene import _place
+    from vision.looks import look_conditions
+    from vision.synth import render
+    from tests.vision.test_jewish_cards import LOOK, JewishTable
+
+    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
+    lay = jewish_layout()
+    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
+                   look=LOOK).image
+    canvas = empty.astype(np.float32)
+    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
+    add = np.clip(canvas, 0, 255).astype(np.uint8)
+    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
+    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    frames = home / "frames"
+    frames.mkdir()
+    # one frame read when the camera is opened, then 5 by each step: calibration, Enter
+    # before the ADD card is laid, the ADD card laid, the REMOVE card laid beside it
+    for k, frame in enumerate([empty] * 11 + [add] * 5 + [both] * 5):
+        cv2.imwrite(str(frames / f"{k:02d}.png"), frame)
+    config = home / "board.toml"
+    out = Transcript()
+    answers = Answers([
+        ("edition", "jewish"), ("players at the table", "2"), ("chip colour", ""),
+        ("names", "-"), ("seats the Pi plays", "-"), ("port during games", "8080"),
+        ("where is the board read", "camera"), ("the camera:", str(frames)),
+        ("Enter to calibrate", ""), ("read the cards laid", "y"),
+        ("player 1's discard pile", "s"), ("player 2's discard pile", "s"),
+        *word_answers,
+        ("GPIO pins", "n"), ("the PIN", "2468"), ("at every boot", "n"),
+        ("board elsewhere", "n"),
+    ], out)
+    guide = Guide(config, inp=answers, out=out, page=False)
+    assert run_guide(guide, out, answers) == 0
+    said = out.getvalue()
+    assert tomllib.loads(config.read_text())["game"]["edition"] == "jewish"
+    cal = home / ".local/share/seqboard/calibration.json"
+    assert cal.exists() and "calibrated (" in said, said
+    return said, cal, printing
+
+
+def test_setup_of_a_jewish_game_keeps_the_add_and_remove_cards_laid_in_view(home):
+    from tests.vision.test_jewish_cards import pile
+    from vision.cards.jewish import JewishReferences, read_jewish_pile, references_path
+    said, cal, printing = jewish_setup(home, [
+        ("Lay one ADD card in view", ""),           # Enter before it is laid: said, asked again
+        ("Lay one ADD card in view", ""), ("Lay one REMOVE card in view", "")])
+    assert "no card found laid since the last picture: lay the ADD card in view" in said
+    assert "kept the ADD card" in said and "kept the REMOVE card" in said
+    refs = JewishReferences.load(references_path(cal))
+    assert refs.words == {"ADD", "REMOVE"} and len(refs.codes) == 102
+    # in the game, an ADD or a REMOVE laid on a pile is read by the cards kept
+    for word in ("ADD", "REMOVE"):
+        before, after = pile(printing, word, seed=8)
+        assert read_jewish_pile(after, before, None, refs).code == word
+
+
+def test_setup_of_a_jewish_game_may_skip_the_word_cards(home):
+    from vision.cards.jewish import JewishReferences, references_path
+    said, cal, _ = jewish_setup(home, [("Lay one ADD card in view", "s"),
+                                       ("Lay one REMOVE card in view", "s")])
+    assert "no ADD card kept" in said and "no REMOVE card kept" in said
+    assert "typed or tapped" in said and "--word-card remove:FILE" in said
+    refs = JewishReferences.load(references_path(cal))     # the board's pictures all the same
+    assert refs.words == set() and len(refs.codes) == 100
+
 def test_setup_never_replaces_a_configuration_without_asking(home):
     from firmware_bridge.emulator import Emulator
     config = home / "board.toml"

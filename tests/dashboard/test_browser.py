@@ -209,6 +209,7 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
         assert not out.exists()                        # nothing written before Save
         # player 1's discard pile: a card laid there, clicked on in the picture
         expect(pg.locator("#cal-piles")).to_be_visible()
+        expect(pg.locator("#cal-words")).to_be_hidden()     # no ADD/REMOVE on this board
         table["now"] = table["card"]
         box = pg.locator("#cal-picture").bounding_box()
         scale = box["width"] / 1280
@@ -220,6 +221,61 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
         assert out.exists() and out.with_suffix(".png").exists()
         piles = json.loads(out.with_name("cal.piles.json").read_text())["piles"]
         assert [p["seat"] for p in piles] == [1] and abs(piles[0]["x"] - 1120) < 15
+    finally:
+        pg.close()
+        dash.stop()
+
+
+def test_the_jewish_add_and_remove_cards_kept_from_the_calibration_page(browser, tmp_path):
+    """A Jewish Edition board: after the capture the page offers the ADD and REMOVE cards;
+    a press before the card is laid says so, a press with it laid keeps it (issue 24)."""
+    from engine.observation import Observation
+    from seqboard.commands.calibrate import Still
+    from seqboard.dashboard import Dashboard
+    from seqboard.sources.calibrator import Calibrator
+    from tests.vision.test_jewish_cards import LOOK, JewishTable
+    from vision.cards.jewish import JewishReferences
+    from vision.cards.jewish_scene import jewish_layout
+    from vision.cards.scene import _place
+    from vision.looks import look_conditions
+    from vision.synth import render
+
+    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
+    lay = jewish_layout()
+    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
+                   look=LOOK).image
+    canvas = empty.astype(np.float32)
+    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
+    add = np.clip(canvas, 0, 255).astype(np.uint8)
+    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
+    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    out = tmp_path / "cal.json"
+    table = {"now": empty}
+    cal = Calibrator(lay, out, lambda: ([table["now"]], {}))
+    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
+                     source=Still(empty))
+    url = dash.start()
+    pg = browser.new_page()
+    try:
+        pg.goto(url)
+        pg.fill("#pin", "8642")
+        pg.click("#login button")
+        expect(pg.locator("#cal-capture")).to_be_enabled()
+        pg.click("#cal-capture")
+        expect(pg.locator("#cal-msg")).to_contain_text("Board found")
+        expect(pg.locator("#cal-words")).to_be_visible()
+        pg.click("#cal-word-add")                          # not laid yet
+        expect(pg.locator("#cal-word-msg")).to_contain_text("Card not kept: no card found")
+        table["now"] = add
+        pg.click("#cal-word-add")
+        expect(pg.locator("#cal-word-msg")).to_have_text("The ADD card kept")
+        table["now"] = both
+        pg.click("#cal-word-remove")
+        expect(pg.locator("#cal-word-msg")).to_have_text("The REMOVE card kept")
+        pg.click("#cal-save")
+        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out))
+        refs = JewishReferences.load(out.with_name("cal.jewish.npz"))
+        assert refs.words == {"ADD", "REMOVE"}
     finally:
         pg.close()
         dash.stop()

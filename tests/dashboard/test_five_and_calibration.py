@@ -166,7 +166,8 @@ def test_each_seats_discard_pile_is_learnt_on_the_calibration_page_by_clicking_i
         r = client.post("/api/calibrate/pile", json={"seat": "1", "x": "1090", "y": "250"},
                         headers=H)
         assert r.status_code == 422 and "capture the empty board first" in r.json()["problem"]
-        assert client.post("/api/calibrate/capture", json={}, headers=H).json()["ok"]
+        got = client.post("/api/calibrate/capture", json={}, headers=H).json()
+        assert got["ok"] and got["word_cards"] is False       # a board of playing cards
         table["now"] = one
         r = client.post("/api/calibrate/pile", json={"seat": "1", "x": "1085", "y": "260"},
                         headers=H)
@@ -190,3 +191,51 @@ def test_each_seats_discard_pile_is_learnt_on_the_calibration_page_by_clicking_i
     spots, size = load_spots(saved["piles"])
     assert size == (empty.shape[1], empty.shape[0])
     assert [(s.seat, round(s.x, -1)) for s in spots] == [(0, 1090.0), (1, 150.0)]
+
+
+def test_the_jewish_add_and_remove_cards_are_kept_on_the_calibration_page(tmp_path):
+    """A Jewish Edition board (issue 24): once the empty board is captured the page offers
+    the ADD and REMOVE cards; each laid in view beside the board is kept with its button,
+    saved with the calibration; a press with no card laid says so."""
+    from engine.observation import Observation
+    from seqboard.sources.calibrator import Calibrator
+    from tests.vision.test_jewish_cards import LOOK, JewishTable
+    from vision.cards.jewish import JewishReferences, references_path
+    from vision.cards.jewish_scene import jewish_layout
+    from vision.cards.scene import _place
+    from vision.looks import look_conditions
+    from vision.synth import render
+
+    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
+    lay = jewish_layout()
+    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
+                   look=LOOK).image
+    canvas = empty.astype(np.float32)
+    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
+    add = np.clip(canvas, 0, 255).astype(np.uint8)
+    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
+    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    table = {"now": empty}
+    cal = Calibrator(lay, tmp_path / "cal.json", lambda: ([table["now"]], {}))
+    dash = Dashboard(None, tmp_path, None, pin="8642", calibrator=cal)
+    with TestClient(dash.app) as client:
+        assert client.post("/api/login", json={"pin": "8642"}, headers=H).status_code == 200
+        r = client.post("/api/calibrate/word", json={"word": "ADD"}, headers=H)
+        assert r.status_code == 422 and "capture the empty board first" in r.json()["problem"]
+        got = client.post("/api/calibrate/capture", json={}, headers=H).json()
+        assert got["ok"] and got["word_cards"] is True        # the page shows the step
+        r = client.post("/api/calibrate/word", json={"word": "ADD"}, headers=H)
+        assert r.status_code == 422 and "no card found" in r.json()["problem"]
+        table["now"] = add
+        r = client.post("/api/calibrate/word", json={"word": "add"}, headers=H)
+        assert r.status_code == 200 and r.json() == {"ok": True, "word": "ADD"}, r.text
+        table["now"] = both
+        r = client.post("/api/calibrate/word", json={"word": "REMOVE"}, headers=H)
+        assert r.status_code == 200, r.text
+        for bad in ({"word": "JACK"}, {}, {"word": "ADD", "seat": "1"}, {"word": 1}):
+            r = client.post("/api/calibrate/word", json=bad, headers=H)
+            assert r.status_code == 400, bad
+        saved = client.post("/api/calibrate/save", json={}, headers=H).json()
+    assert saved["ok"] and saved["jewish"] == str(references_path(tmp_path / "cal.json"))
+    refs = JewishReferences.load(saved["jewish"])
+    assert refs.words == {"ADD", "REMOVE"} and len(refs.codes) == 102

@@ -317,8 +317,15 @@ function renderCalibration(msg) {
       ? fmt(_("Seat {seat}'s pile found: a card {px} pixels long"), { seat: c.seat, px: Math.round(c.card_px) })
       : fmt(_("Pile not found: {problem}"), { problem: c.problem });
     if (c.ok) document.getElementById("cal-picture").src = "/calibration.jpg?t=" + msg.seq;
+  } else if (c.step === "word") {
+    document.getElementById("cal-word-msg").textContent = c.ok
+      ? fmt(_("The {word} card kept"), { word: c.word })
+      : fmt(_("Card not kept: {problem}"), { problem: c.problem });
   }
-  if (c.step === "capture") document.getElementById("cal-piles").hidden = !c.ok;
+  if (c.step === "capture") {
+    document.getElementById("cal-piles").hidden = !c.ok;
+    document.getElementById("cal-words").hidden = !(c.ok && c.word_cards);
+  }
   const w = document.getElementById("cal-warnings");
   w.innerHTML = "";
   for (const t of (c.warnings || [])) {
@@ -620,6 +627,16 @@ document.getElementById("cal-picture").addEventListener("click", async (e) => {
   if (ok) seatBox.value = String(Math.min(12, Number(seatBox.value) + 1));
   else if (data.error) msg.textContent = data.error;
 });
+
+// the Jewish Edition's ADD and REMOVE cards: each laid in view, then kept
+for (const id of ["cal-word-add", "cal-word-remove"]) {
+  document.getElementById(id).addEventListener("click", async (e) => {
+    const msg = document.getElementById("cal-word-msg");
+    msg.textContent = _("finding the card\u2026");
+    const [ok, data] = await post("/api/calibrate/word", { word: e.currentTarget.dataset.word });
+    if (!ok && data.error) msg.textContent = data.error;
+  });
+}
 
 // remote play from the page: the join code comes back to this browser only (the PIN holder)
 async function remote(body) {
