@@ -258,22 +258,9 @@ def jewish_setup(home, word_answers: list) -> tuple:
     the empty board, then an ADD card laid on the table beside it, then a REMOVE card beside
     that; ``word_answers`` answer the word-card questions. Returns the transcript, the
     calibration file and the printing (its cards)."""
-    from engine.observation import Observation
-    from vision.cards.jewish_scene import jewish_layout
-    from vision.cards.scene import _place
-    from vision.looks import look_conditions
-    from vision.synth import render
-    from tests.vision.test_jewish_cards import LOOK, JewishTable
+    from tests.vision.test_jewish_cards import word_cards_laid
 
-    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
-    lay = jewish_layout()
-    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
-                   look=LOOK).image
-    canvas = empty.astype(np.float32)
-    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
-    add = np.clip(canvas, 0, 255).astype(np.uint8)
-    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
-    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    printing, lay, empty, add, both = word_cards_laid()
     frames = home / "frames"
     frames.mkdir()
     # one frame read when the camera is opened, then 5 by each step: calibration, Enter

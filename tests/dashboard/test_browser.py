@@ -229,26 +229,13 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
 def test_the_jewish_add_and_remove_cards_kept_from_the_calibration_page(browser, tmp_path):
     """A Jewish Edition board: after the capture the page offers the ADD and REMOVE cards;
     a press before the card is laid says so, a press with it laid keeps it (issue 24)."""
-    from engine.observation import Observation
     from seqboard.commands.calibrate import Still
     from seqboard.dashboard import Dashboard
     from seqboard.sources.calibrator import Calibrator
-    from tests.vision.test_jewish_cards import LOOK, JewishTable
+    from tests.vision.test_jewish_cards import word_cards_laid
     from vision.cards.jewish import JewishReferences
-    from vision.cards.jewish_scene import jewish_layout
-    from vision.cards.scene import _place
-    from vision.looks import look_conditions
-    from vision.synth import render
 
-    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
-    lay = jewish_layout()
-    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
-                   look=LOOK).image
-    canvas = empty.astype(np.float32)
-    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
-    add = np.clip(canvas, 0, 255).astype(np.uint8)
-    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
-    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    printing, lay, empty, add, both = word_cards_laid()
     out = tmp_path / "cal.json"
     table = {"now": empty}
     cal = Calibrator(lay, out, lambda: ([table["now"]], {}))

@@ -197,24 +197,11 @@ def test_the_jewish_add_and_remove_cards_are_kept_on_the_calibration_page(tmp_pa
     """A Jewish Edition board (issue 24): once the empty board is captured the page offers
     the ADD and REMOVE cards; each laid in view beside the board is kept with its button,
     saved with the calibration; a press with no card laid says so."""
-    from engine.observation import Observation
     from seqboard.sources.calibrator import Calibrator
-    from tests.vision.test_jewish_cards import LOOK, JewishTable
+    from tests.vision.test_jewish_cards import word_cards_laid
     from vision.cards.jewish import JewishReferences, references_path
-    from vision.cards.jewish_scene import jewish_layout
-    from vision.cards.scene import _place
-    from vision.looks import look_conditions
-    from vision.synth import render
 
-    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
-    lay = jewish_layout()
-    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
-                   look=LOOK).image
-    canvas = empty.astype(np.float32)
-    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
-    add = np.clip(canvas, 0, 255).astype(np.uint8)
-    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
-    both = np.clip(canvas, 0, 255).astype(np.uint8)
+    printing, lay, empty, add, both = word_cards_laid()
     table = {"now": empty}
     cal = Calibrator(lay, tmp_path / "cal.json", lambda: ([table["now"]], {}))
     dash = Dashboard(None, tmp_path, None, pin="8642", calibrator=cal)

@@ -59,6 +59,21 @@ def watch(printing, frames, seat=1):
     return seen
 
 
+def word_cards_laid():
+    """A printing's empty board in ``LOOK`` as the calibration sees it, then the ADD card laid
+    beside it, then the REMOVE card beside that (the cards left where they lie): the frames of
+    a set-up that keeps the word cards. Returns (printing, layout, empty, add, both)."""
+    printing = JewishTable(np.random.default_rng(3), "tuned", look=LOOK)
+    lay = jewish_layout()
+    empty = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
+                   look=LOOK).image
+    canvas = empty.astype(np.float32)
+    _place(canvas, printing.card("ADD"), (60, 60), 10, 110, 0.5)
+    add = img(canvas)
+    _place(canvas, printing.card("REMOVE"), (empty.shape[1] - 60, 60), -8, 110, 0.5)
+    return printing, lay, empty, add, img(canvas)
+
+
 def jewish_session():
     ref = Referee("jewish", 2)
     ref.judge_cards = True
