@@ -98,12 +98,9 @@ class Calibrator:
         ok, buf = cv2.imencode(".jpg", self.picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return buf.tobytes() if ok else None
 
-    def mark_pile(self, seat: int, x: float | None = None, y: float | None = None) -> dict:
-        """Learn seat ``seat``'s (0-based) discard pile spot from a card laid there since
-        the empty board was captured: found near (x, y) (a click on the page's picture) or,
-        without a place, as the card laid since the last spot was learnt. What happened,
-        for a person; the spots are written by :meth:`save`."""
-        from vision.cards.piles import PileError, spot_from_card, spot_problems
+    def _frame_since_capture(self):
+        """The camera's latest frame, to compare with the empty board captured; or what
+        stands in the way, for a person (a dict as the marking methods return)."""
         if self.empty is None:
             return {"ok": False, "problem": "capture the empty board first"}
         frames, _ = self.frames()
@@ -113,6 +110,17 @@ class Calibrator:
         if now.shape != self.empty.shape:
             return {"ok": False, "problem": "the camera's picture changed size since the "
                                             "board was captured: capture again"}
+        return now
+
+    def mark_pile(self, seat: int, x: float | None = None, y: float | None = None) -> dict:
+        """Learn seat ``seat``'s (0-based) discard pile spot from a card laid there since
+        the empty board was captured: found near (x, y) (a click on the page's picture) or,
+        without a place, as the card laid since the last spot was learnt. What happened,
+        for a person; the spots are written by :meth:`save`."""
+        from vision.cards.piles import PileError, spot_from_card, spot_problems
+        now = self._frame_since_capture()
+        if isinstance(now, dict):
+            return now
         before = self._piles_before
         if x is not None and y is not None:
             # only what changed round the place clicked, against the empty table
@@ -145,15 +153,9 @@ class Calibrator:
         person; the cards are written by :meth:`save` (FILE.jewish.npz)."""
         from vision.cards.jewish import JewishReferences
         from vision.cards.reader import find_new_card, straighten
-        if self.empty is None:
-            return {"ok": False, "problem": "capture the empty board first"}
-        frames, _ = self.frames()
-        if not frames:
-            return {"ok": False, "problem": "no frame from the camera"}
-        now = frames[-1]
-        if now.shape != self.empty.shape:
-            return {"ok": False, "problem": "the camera's picture changed size since the "
-                                            "board was captured: capture again"}
+        now = self._frame_since_capture()
+        if isinstance(now, dict):
+            return now
         quad = find_new_card(now, self._piles_before, None)
         if quad is None:
             return {"ok": False, "problem": f"no card found laid since the last picture: lay "
