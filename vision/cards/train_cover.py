@@ -80,13 +80,7 @@ def covered_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3
     L = s.card_px
     for j in range(jitters):
         q = train_net._jitter(s.quad, L, rng)
-        img = s.after
-        if rng.random() < 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
-        if rng.random() < 0.3:
-            f = rng.uniform(0.6, 0.9)
-            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+        img = train_net.softened(s.after, rng)
         norm = cardnet.paper_normalised(reader.straighten(img, q))
         for turn in range(2):
             if labels[turn] is None:                 # partly covered: not taught
@@ -163,13 +157,7 @@ def middle_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3)
         if off:
             a = rng.uniform(0, 2 * np.pi)
             q = q + np.float32([np.cos(a), np.sin(a)]) * L * rng.uniform(0.35, 0.7)
-        img = s.after
-        if rng.random() < 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
-        if rng.random() < 0.3:
-            f = rng.uniform(0.6, 0.9)
-            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+        img = train_net.softened(s.after, rng)
         card = reader.straighten(img, q)
         norm = midnet.paper_normalised(card)
         occ = hand.copy()

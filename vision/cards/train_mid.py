@@ -24,7 +24,7 @@ import numpy as np
 from . import midnet, reader
 from .scene import render_pile
 from .styles import CODES
-from .train_net import _jitter, _to_u8, augment, training_style
+from .train_net import _jitter, _to_u8, augment, softened, training_style
 
 NONE_COVER = 0.55      # a card more covered than this by the hand: ``none``
 
@@ -62,13 +62,7 @@ def scene_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3):
             a = rng.uniform(0, 2 * np.pi)
             q = q + np.float32([np.cos(a), np.sin(a)]) * L * rng.uniform(0.35, 0.7)
             label = midnet.NONE
-        img = s.after
-        if rng.random() < 0.3:
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
-        if rng.random() < 0.3:
-            f = rng.uniform(0.6, 0.9)
-            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+        img = softened(s.after, rng)
         card = reader.straighten(img, q)
         cover = float(reader.straighten(hm, q).mean())
         if label == code and cover > NONE_COVER:

@@ -87,6 +87,19 @@ def _jitter(quad: np.ndarray, L: float, rng) -> np.ndarray:
     return np.float32(q + rng.normal(0, 0.008, (4, 2)) * L)
 
 
+def softened(img: np.ndarray, rng) -> np.ndarray:
+    """The picture made softer (30 % of the time) and smaller then enlarged back (30 %): a
+    camera's blur and a card seen at fewer pixels. The draws, in this order, are part of the
+    seeded training data."""
+    if rng.random() < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
+    if rng.random() < 0.3:
+        f = rng.uniform(0.6, 0.9)
+        small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return img
+
+
 def _index_box(st) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) of the index, as parts of the card's width and height."""
     return (max(0.0, st.index_x - 0.02), max(0.0, st.index_y - 0.02), st.index_x + 0.22,
@@ -108,13 +121,7 @@ def scene_samples(rng: np.random.Generator, fonts: list[str], jitters: int = 3):
     bx0, by0, bx1, by1 = _index_box(st)
     for j in range(jitters):
         q = _jitter(s.quad, L, rng)
-        img = s.after
-        if rng.random() < 0.3:                    # a softer or smaller picture
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.3))
-        if rng.random() < 0.3:
-            f = rng.uniform(0.6, 0.9)
-            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-            img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+        img = softened(s.after, rng)
         card = reader.straighten(img, q)
         m = reader.straighten(hm, q)              # the hand, straightened the same way
         norm = cardnet.paper_normalised(card)
