@@ -637,18 +637,24 @@ class Dashboard:
                 return error(409, "not calibrating: start `seqboard calibrate --serve`")
             if step not in ("capture", "save", "pile", "word"):
                 return error(404, "no such step")
+
+            def answered(done: str, result: dict) -> JSONResponse:
+                # what the step did, to every page watching, and to the one that asked
+                dash._seq += 1
+                dash._publish(json.dumps({"type": "state", "mode": "calibrate",
+                                          "seq": dash._seq, "sent": time.time(),
+                                          "camera": dash.has_camera(),
+                                          "calibration": {"step": done, **result},
+                                          "language": i18n.configured()}))
+                return JSONResponse(result, status_code=200 if result.get("ok") else 422)
+
             if step == "word":
                 # the Jewish Edition's ADD or REMOVE card, laid in view since the last one
                 word = data["word"].strip().upper()
                 if word not in ("ADD", "REMOVE"):
                     return error(400, "word: ADD or REMOVE")
                 result = await asyncio.to_thread(cal.mark_word, word)
-                dash._seq += 1
-                dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                          "sent": time.time(), "camera": dash.has_camera(),
-                                          "calibration": {"step": "word", **result},
-                                          "language": i18n.configured()}))
-                return JSONResponse(result, status_code=200 if result.get("ok") else 422)
+                return answered("word", result)
             if step == "pile":
                 # a seat's discard pile: a card laid there, clicked on the picture
                 try:
@@ -662,12 +668,7 @@ class Dashboard:
                         not all(v is None or math.isfinite(v) for v in (x, y)):
                     return error(400, "seat: 1 to 12; x and y: both or neither, finite")
                 result = await asyncio.to_thread(cal.mark_pile, seat - 1, x, y)
-                dash._seq += 1
-                dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                          "sent": time.time(), "camera": dash.has_camera(),
-                                          "calibration": {"step": "pile", **result},
-                                          "language": i18n.configured()}))
-                return JSONResponse(result, status_code=200 if result.get("ok") else 422)
+                return answered("pile", result)
             if step == "capture":
                 def progress(frame: int, total: int) -> None:     # from the capturing thread
                     dash._seq += 1
@@ -678,12 +679,7 @@ class Dashboard:
                         "language": i18n.configured()}))
                 cal.progress = progress
             result = await asyncio.to_thread(cal.capture if step == "capture" else cal.save)
-            dash._seq += 1
-            dash._publish(json.dumps({"type": "state", "mode": "calibrate", "seq": dash._seq,
-                                      "sent": time.time(), "camera": dash.has_camera(),
-                                      "calibration": {"step": step, **result},
-                                      "language": i18n.configured()}))
-            return JSONResponse(result, status_code=200 if result.get("ok") else 422)
+            return answered(step, result)
 
         async def calibration_picture(request: Request):
             cal = dash.calibrator

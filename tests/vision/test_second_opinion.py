@@ -47,21 +47,27 @@ def test_the_reader_asks_a_second_model_only_when_one_is_named(monkeypatch):
     assert net.path == MODEL_PATH and net.second is not None and net.second.path == MODEL_PATH
 
 
+def assert_read_refuses_in_one_line(tmp_path, variable: str, bad) -> None:
+    """`seqboard read PHOTO` with ``variable`` naming the broken model file ``bad``: exit 2
+    and one line on stderr that names the file, no traceback."""
+    photo = tmp_path / "board.png"
+    import cv2
+    cv2.imwrite(str(photo), render(LAYOUT, Observation.empty(10, 10), seed=1).image)
+    p = subprocess.run([sys.executable, "-m", "seqboard.cli", "read", str(photo)], cwd=ROOT,
+                       env=dict(os.environ, **{variable: str(bad)}),
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and bad.name in lines[0], p.stderr
+
+
 def test_a_broken_second_model_file_is_one_clear_line(tmp_path):
     bad = tmp_path / "second.onnx"
     bad.write_bytes(MODEL_PATH.read_bytes()[:300])
     with pytest.raises(ModelError) as exc:
         SpaceNet(MODEL_PATH, SpaceNet(bad))
     assert "second.onnx" in str(exc.value) and "\n" not in str(exc.value)
-    photo = tmp_path / "board.png"
-    import cv2
-    cv2.imwrite(str(photo), render(LAYOUT, Observation.empty(10, 10), seed=1).image)
-    p = subprocess.run([sys.executable, "-m", "seqboard.cli", "read", str(photo)], cwd=ROOT,
-                       env=dict(os.environ, SEQBOARD_SPACE_SECOND=str(bad)),
-                       capture_output=True, text=True, timeout=120, check=False)
-    assert p.returncode == 2
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and "second.onnx" in lines[0], p.stderr
+    assert_read_refuses_in_one_line(tmp_path, "SEQBOARD_SPACE_SECOND", bad)
 
 
 def test_a_space_the_two_models_read_apart_is_unknown_whatever_the_features_say():

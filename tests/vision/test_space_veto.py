@@ -7,11 +7,6 @@ Off by default (held-out looks: fewer wrong readings, but too many right ones lo
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -27,8 +22,9 @@ from vision.classify import features
 from vision.locate import straighten
 from vision.synth import random_board, render
 
+from tests.vision.test_second_opinion import assert_read_refuses_in_one_line
+
 LAYOUT = builtin_layout("classic")
-ROOT = Path(__file__).resolve().parents[2]
 U = SpaceState.UNKNOWN
 CHIPS = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
 
@@ -125,15 +121,7 @@ def test_a_missing_or_broken_veto_file_is_one_clear_line_and_exit_2(tmp_path, br
     with pytest.raises(ModelError) as exc:
         VetoNet(bad)
     assert "veto.onnx" in str(exc.value) and "\n" not in str(exc.value)
-    photo = tmp_path / "board.png"
-    import cv2
-    cv2.imwrite(str(photo), render(LAYOUT, Observation.empty(10, 10), seed=1).image)
-    p = subprocess.run([sys.executable, "-m", "seqboard.cli", "read", str(photo)], cwd=ROOT,
-                       env=dict(os.environ, SEQBOARD_SPACE_VETO=str(bad)),
-                       capture_output=True, text=True, timeout=120, check=False)
-    assert p.returncode == 2
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and "veto.onnx" in lines[0], p.stderr
+    assert_read_refuses_in_one_line(tmp_path, "SEQBOARD_SPACE_VETO", bad)
 
 
 def test_the_shipped_model_file_is_not_a_veto_model():
