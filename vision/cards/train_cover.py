@@ -241,7 +241,6 @@ def fine_tune(data: dict, seed: int, epochs: int, progress, start: Path, lr: flo
     import time
 
     import torch
-    import torch.nn.functional as F
     torch.manual_seed(seed)
     gen = np.random.default_rng(seed)
     x, y, sc = data["x"], torch.from_numpy(data["y"]), data["scene"]
@@ -267,29 +266,18 @@ def fine_tune(data: dict, seed: int, epochs: int, progress, start: Path, lr: flo
 
     validate("the network fine-tuned from")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    BATCH = 128
-    steps = epochs * ((len(tr_idx) + BATCH - 1) // BATCH)
+    steps = epochs * ((len(tr_idx) + train_net.BATCH - 1) // train_net.BATCH)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     for ep in range(epochs):
         model.train()
         for m in model:
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.eval()                            # the folded statistics stay as they are
-        order = gen.permutation(tr_idx)
-        t0, total, seen = time.time(), 0.0, 0
-        for b in range(0, len(order), BATCH):
-            idx = np.sort(order[b:b + BATCH])
-            xb = train_net.augment(to_input(x[idx]), gen)
-            loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-            if b // BATCH % 50 == 0:
-                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} corners, "
-                         f"loss {total / seen:.4f}, {time.time() - t0:.0f} s")
+        t0 = time.time()
+        train_net.one_pass(model, x, y, gen.permutation(tr_idx), opt, sched, gen, to_input,
+                           lambda b, n, mean: progress(
+                               f"epoch {ep + 1}/{epochs}: {b}/{n} corners, loss {mean:.4f}, "
+                               f"{time.time() - t0:.0f} s"))
         validate(f"epoch {ep + 1}/{epochs}")
     model.eval()
     return model

@@ -236,6 +236,30 @@ def to_input(x_u8):
     return (torch.from_numpy(x_u8).float() / 170 - 0.6) / 0.4
 
 
+BATCH = 128
+
+
+def one_pass(model, x, y, order, opt, sched, gen, to_input, progress) -> float:
+    """One pass over the inputs ``x[order]`` (labels ``y``, a tensor) in batches of
+    :data:`BATCH`, each augmented (:func:`augment`, drawing from ``gen``), one optimiser and
+    rate step a batch; ``progress(done, n, mean loss)`` every 50 batches. The mean loss."""
+    import torch.nn.functional as F
+    total, seen = 0.0, 0
+    for b in range(0, len(order), BATCH):
+        idx = np.sort(order[b:b + BATCH])
+        xb = augment(to_input(x[idx]), gen)
+        loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        total += float(loss.detach()) * len(idx)
+        seen += len(idx)
+        if b // BATCH % 50 == 0:
+            progress(b, len(order), total / seen)
+    return total / seen
+
+
 def train(data: dict, seed: int, epochs: int, progress, build=None, to_input=to_input,
           unit: str = "corners"):
     """Train ``build()`` (this module's :func:`build_model` by default) on ``data`` (its
@@ -243,7 +267,6 @@ def train(data: dict, seed: int, epochs: int, progress, build=None, to_input=to_
     names an input in the progress lines. The card middle reader (train_mid.py) is trained
     by this too."""
     import torch
-    import torch.nn.functional as F
     build = build or build_model
     torch.manual_seed(seed)
     gen = np.random.default_rng(seed)
@@ -252,32 +275,21 @@ def train(data: dict, seed: int, epochs: int, progress, build=None, to_input=to_
     tr_idx, va_idx = np.nonzero(~va)[0], np.nonzero(va)[0]
     model = build()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    BATCH = 128
     steps = epochs * ((len(tr_idx) + BATCH - 1) // BATCH)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     xv = to_input(x[va_idx])
     for ep in range(epochs):
         model.train()
-        order = gen.permutation(tr_idx)
-        t0, total, seen = time.time(), 0.0, 0
-        for b in range(0, len(order), BATCH):
-            idx = np.sort(order[b:b + BATCH])
-            xb = augment(to_input(x[idx]), gen)
-            loss = F.cross_entropy(model(xb), y[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-            if b // BATCH % 50 == 0:
-                progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} {unit}, "
-                         f"loss {total / seen:.4f}, {time.time() - t0:.0f} s")
+        t0 = time.time()
+        loss = one_pass(model, x, y, gen.permutation(tr_idx), opt, sched, gen, to_input,
+                        lambda b, n, mean: progress(
+                            f"epoch {ep + 1}/{epochs}: {b}/{n} {unit}, loss {mean:.4f}, "
+                            f"{time.time() - t0:.0f} s"))
         model.eval()
         with torch.no_grad():
             pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
         acc = float((pred == y[va_idx]).float().mean())
-        progress(f"epoch {ep + 1}/{epochs}: loss {total / seen:.4f}, tuned validation "
+        progress(f"epoch {ep + 1}/{epochs}: loss {loss:.4f}, tuned validation "
                  f"{acc:.4f} ({len(va_idx)} {unit}), {time.time() - t0:.0f} s")
     model.eval()
     return model
