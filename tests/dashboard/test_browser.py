@@ -169,29 +169,35 @@ def test_stacks_piles_discard_tops_chips_and_turn_live(browser, tmp_path):
         dash.stop()
 
 
+def calibration_page(browser, tmp_path, layout, out, table: dict):
+    """`seqboard calibrate --serve` of ``layout`` saving to ``out``, its camera showing
+    ``table["now"]`` (a test changes it to lay a card), PIN 8642; a browser page for it.
+    Returns the dashboard (stop it), its address and the page."""
+    from seqboard.commands.calibrate import Still
+    from seqboard.dashboard import Dashboard
+    from seqboard.sources.calibrator import Calibrator
+    cal = Calibrator(layout, out, lambda: ([table["now"]], {}))
+    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
+                     source=Still(table["now"]))
+    return dash, dash.start(), browser.new_page()
+
+
 def test_calibration_driven_from_the_page(browser, tmp_path):
 
     from engine.game import builtin_layout
     from engine.observation import Observation
-    from seqboard.sources.calibrator import Calibrator
-    from seqboard.dashboard import Dashboard
     from vision.synth import Conditions, render
 
     layout = builtin_layout("classic")
     img = render(layout, Observation.empty(10, 10), Conditions(tilt_deg=12), seed=1, jitter=0).image
     out = tmp_path / "cal.json"
-    from seqboard.commands.calibrate import Still
     from vision.cards.scene import _place
     from vision.cards.styles import card_image, random_style
     canvas = img.astype(np.float32)     # a card laid on player 1's pile, right of the board
     _place(canvas, card_image("5H", random_style(np.random.default_rng(1), "tuned"), 240),
            (1120, 300), 8, 170, 0.5)
     table = {"now": img, "card": np.clip(canvas, 0, 255).astype(np.uint8)}
-    cal = Calibrator(layout, out, lambda: ([table["now"]], {}))
-    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
-                     source=Still(img))
-    url = dash.start()
-    pg = browser.new_page()
+    dash, url, pg = calibration_page(browser, tmp_path, layout, out, table)
     try:
         pg.goto(url)
         expect(pg.locator("#calibrate-box")).to_be_visible()
@@ -229,20 +235,13 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
 def test_the_jewish_add_and_remove_cards_kept_from_the_calibration_page(browser, tmp_path):
     """A Jewish Edition board: after the capture the page offers the ADD and REMOVE cards;
     a press before the card is laid says so, a press with it laid keeps it (issue 24)."""
-    from seqboard.commands.calibrate import Still
-    from seqboard.dashboard import Dashboard
-    from seqboard.sources.calibrator import Calibrator
     from tests.vision.test_jewish_cards import word_cards_laid
     from vision.cards.jewish import JewishReferences
 
     printing, lay, empty, add, both = word_cards_laid()
     out = tmp_path / "cal.json"
     table = {"now": empty}
-    cal = Calibrator(lay, out, lambda: ([table["now"]], {}))
-    dash = Dashboard(None, tmp_path, None, pin="8642", host="127.0.0.1", port=0, calibrator=cal,
-                     source=Still(empty))
-    url = dash.start()
-    pg = browser.new_page()
+    dash, url, pg = calibration_page(browser, tmp_path, lay, out, table)
     try:
         pg.goto(url)
         pg.fill("#pin", "8642")
