@@ -11,7 +11,8 @@ from engine.observation import Observation, SpaceState
 from engine.referee import Referee
 from seqboard.cli import main
 from seqboard.session import Session
-from vision.cards.jewish import JewishReferences, pile_reader, read_jewish_pile, references_path
+from vision.cards.jewish import (JewishReferences, board_references, pile_reader,
+                                 read_jewish_pile, references_path)
 from vision.cards.jewish_scene import JewishTable, jewish_layout
 from vision.cards.piles import PileSpot, PileWatcher
 from vision.cards.scene import _place
@@ -216,3 +217,74 @@ def test_word_card_mistakes_are_one_line(tmp_path, capsys):
                    str(tmp_path / "c.json"), "--piles-only"] + bad)
         err = capsys.readouterr().err
         assert rc == 2 and word in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def picture_span(printing, name):
+    """(x0, y0, x1, y1) of the picture's ink on the new card laid by :func:`pile`, in the
+    frame (the card's own picture box, turned and scaled as it is laid)."""
+    from vision.cards.jewish import _ink_box, _normalise
+    card = printing.card(name)
+    h, w = card.shape[:2]
+    x0, y0, x1, y1 = _ink_box(_normalise(card[..., :3]), 0.68 * w)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), -8, 170 / h)
+    m[:, 2] += np.float32([255, 230]) - np.float32([w / 2, h / 2])
+    pts = cv2.transform(np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])[None], m)[0]
+    return (*pts.min(axis=0), *pts.max(axis=0))
+
+
+def fingers_over(frame, span, part: float, skin=2):
+    """Fingers and a palm reaching in from the right over the right ``part`` of the picture
+    whose frame box is ``span``, from its top to its bottom."""
+    x0, y0, x1, y1 = span
+    tip = int(round(x1 - part * (x1 - x0))) + 7          # the fingertips' round ends
+    out = frame.copy()
+    col = tuple(int(v) for v in SKIN[skin])
+    for y in np.linspace(y0 - 3, y1 + 3, max(3, int((y1 - y0 + 6) / 13) + 1)):
+        cv2.line(out, (W + 40, int(y) + 10), (tip, int(y)), col, 15)
+        cv2.circle(out, (tip, int(y)), 7, col, -1)
+    cv2.circle(out, (W + 30, int((y0 + y1) / 2)), 90, col, -1)
+    return out
+
+
+SOME = ("MENORAH", "SHOFAR", "CAMEL", "DREIDEL", "HONEY", "TORAH")
+
+
+def test_a_picture_card_with_fingers_over_a_third_of_it_is_read(printing):
+    """Fingertips over the right third of the picture: the rest of it is matched (the
+    fingers left out of the comparison), and the card is named."""
+    for k, name in enumerate(SOME):
+        before, after = pile(printing, name, seed=20 + k)
+        over = fingers_over(after, picture_span(printing, name), 1 / 3)
+        r = read_jewish_pile(over, before, 170, printing.refs)
+        assert r.code == name, (name, r.best, r.score, r.margin, r.reason)
+
+
+def test_a_picture_card_mostly_under_fingers_stays_unknown(printing):
+    """Fingers over most of the picture: too little shows to tell it surely: unknown, and
+    never another card."""
+    for k, name in enumerate(SOME):
+        before, after = pile(printing, name, seed=20 + k)
+        over = fingers_over(after, picture_span(printing, name), 0.8)
+        r = read_jewish_pile(over, before, 170, printing.refs)
+        assert r.code is None, (name, r.best, r.score, r.margin)
+
+
+def test_a_board_calibrated_a_quarter_turn_off_names_no_card_wrong(printing):
+    """The references cut from a board whose grid was taken a quarter turn off (every
+    picture under another's name, and turned a quarter): no card is named wrong; the same
+    board calibrated right names them."""
+    lay = jewish_layout()
+    r = render(lay, Observation.empty(lay.rows, lay.cols), look_conditions(LOOK), seed=5,
+               look=LOOK)
+    right = board_references(r.image, r.grid_corners, lay, printing.refs)
+    named = 0
+    for k, name in enumerate(SOME + ("LION", "GRAPES")):
+        before, after = pile(printing, name, seed=30 + k)
+        for turn in (1, 3):
+            off = board_references(r.image, np.roll(r.grid_corners, turn, axis=0), lay,
+                                   printing.refs)
+            got = read_jewish_pile(after, before, 170, off)
+            assert got.code in (None, "ADD", "REMOVE") or got.code == name, (turn, name, got.code)
+            assert got.code not in ("ADD", "REMOVE")
+        named += read_jewish_pile(after, before, 170, right).code == name
+    assert named >= 7

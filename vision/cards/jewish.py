@@ -50,9 +50,32 @@ EDGE_GAP = 9               # how clear, in pixels of the straightened card
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
+#: the quarter turns a reference picture is matched in: upright or upside down against the
+#: board as calibrated (a card is straightened either end up; a board prints its pictures
+#: facing a side). A board calibrated a quarter turn off shows every picture turned a
+#: quarter: no card matches it (unknown, never named wrong). The pictures of the top-right
+#: and bottom-left quarters of the board (which a printing may turn a quarter, as playing-
+#: card boards do) are matched in the other two turns too, once a card of the other two
+#: quarters has been named (:attr:`JewishReferences.quarter_ok`). docs/cards.md
+TURNS = (0, 2)
+#: a hand or sleeve over the card (``_cover``): its pixels are left out of the comparison
+#: (masked correlation) and the picture's box is searched from its uncovered sides, at
+#: these multiples of the smallest box that holds what shows
+COVER_GROW = (1.0, 1.12, 1.25, 1.4, 1.6, 1.8)
+COVER_SHIFT = 1
+COVER_DILATE = 3           # pixels round the cover left out too (its blurred rim)
+COVER_COLOUR = 0.15        # a pixel this near (any colour) a colour entering is the cover
+COVER_TOL = 0.12           # a side seen on both ends: the box's size within this of it
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
+MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
+MIN_COVER_SCORE = 0.75
+MIN_COVER_MARGIN = 0.12
 MIN_SCORE = 0.80
 MIN_MARGIN = 0.12
+#: ... or, a picture matched this well (two drawn pictures alike in their shapes' colours
+#: keep the right one's margin under MIN_MARGIN), by this margin
+SURE_SCORE = 0.90
+SURE_MARGIN = 0.06
 #: a word card (ADD, REMOVE) squeezed into the compared square keeps little of its letters:
 #: its own floor (its box's shape, wide, already rules most pictures out)
 MIN_WORD_SCORE = 0.45
@@ -216,10 +239,66 @@ def _middle(card: np.ndarray) -> np.ndarray:
     return n[y0:y1, x0:x1]
 
 
+def _cover(n: np.ndarray) -> np.ndarray | None:
+    """Where a hand, a sleeve or anything reaching in over the card's edge covers the
+    paper-normalised middle ``n`` (bool), or None when nothing does. What reaches in is ink
+    touching the middle's edge; of it, the pixels of the colours it has where it crosses
+    the edge (skin, a sleeve, a card below, the table past a rectangle a little off) are
+    the cover; a picture's shape a finger touches is not (its own colour) and stays to be
+    matched. (The board reader's skin test was tried and not used: it takes a picture's
+    brown and orange shapes for fingers.)"""
+    dev = np.abs(n - 1.0).max(axis=2)
+    raw = (dev > INK).astype(np.uint8)
+    k, lab, stats, _ = cv2.connectedComponentsWithStats(raw, connectivity=8)
+    if k <= 1:
+        return None
+    hh, ww = raw.shape
+    x, y, w, h = (stats[1:, i] for i in range(4))
+    touch = np.nonzero((x <= 1) | (y <= 1) | (x + w >= ww - 1) | (y + h >= hh - 1))[0] + 1
+    if not len(touch):
+        return None
+    border = np.zeros(raw.shape, bool)
+    border[:3], border[-3:], border[:, :3], border[:, -3:] = True, True, True, True
+    cover = np.zeros(raw.shape, bool)
+    for j in touch:
+        part = lab == j
+        entry = n[part & border]
+        if not len(entry):
+            continue
+        # the entering colours: those of at least a sixth of the edge's pixels
+        q = np.round(entry / COVER_COLOUR).astype(np.int32)
+        keys, inv, cnt = np.unique(q, axis=0, return_inverse=True, return_counts=True)
+        near = np.zeros(raw.shape, bool)
+        for c in np.nonzero(cnt >= max(3, len(entry) / 6))[0]:
+            col = np.median(entry[inv.ravel() == c], axis=0)
+            near |= part & (np.abs(n - col).max(axis=2) < COVER_COLOUR)
+        # of those, what reaches the edge (a picture's rim of a like colour does not)
+        kn, ln = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
+        edge_parts = np.unique(ln[near & border])
+        cover |= np.isin(ln, edge_parts[edge_parts > 0])
+    if not cover.any():
+        return None
+    g = COVER_DILATE
+    return cv2.dilate(cover.astype(np.uint8), np.ones((g, g), np.uint8)).astype(bool)
+
+
 def card_picture(card: np.ndarray):
     """(the picture's patches, unit vectors at each scale and shift; its ink box's aspect)
-    of a straightened card (``W`` x ``H``), or None when its middle holds no ink."""
+    of a straightened card (``W`` x ``H``), or None when its middle holds no ink; "edge"
+    when something runs off the middle that is not told for a cover; a
+    :class:`CoveredPicture` when a cover lies over or beside the picture."""
     mid = _middle(card)
+    cover = _cover(mid)
+    if cover is not None:
+        seen = mid.copy()
+        seen[cover] = 1.0
+        box = _ink_box(seen, CARD_PICTURE * W)
+        if box is None:
+            return "edge"
+        open_sides = _open_sides(box, cover)
+        if any(open_sides):
+            return CoveredPicture(seen, ~cover, box, open_sides)
+        mid = seen                 # the cover keeps clear of the picture's box
     box = _ink_box(mid, CARD_PICTURE * W, EDGE_DROP)
     if box is None or box == "edge":
         return box
@@ -237,6 +316,103 @@ def card_picture(card: np.ndarray):
             for dx in range(2 * SHIFT + 1):
                 patches.append(c[dy:dy + T, dx:dx + T])
     return _unit(np.stack(patches)), float(aspect)
+
+
+def _open_sides(box, cover: np.ndarray) -> tuple:
+    """Which sides (left, top, right, bottom) of the ink's ``box`` the cover comes near:
+    the picture may go on under it there."""
+    x0, y0, x1, y1 = box
+    g = EDGE_GAP
+    hh, ww = cover.shape
+    ys, xs = slice(max(0, y0 - g), min(hh, y1 + g)), slice(max(0, x0 - g), min(ww, x1 + g))
+    return (bool(cover[ys, max(0, x0 - g):x0 + 2].any()), bool(cover[max(0, y0 - g):y0 + 2, xs].any()),
+            bool(cover[ys, max(0, x1 - 2):x1 + g].any()), bool(cover[max(0, y1 - 2):y1 + g, xs].any()))
+
+
+@dataclass
+class CoveredPicture:
+    """A card's middle with a cover over part of its picture: the middle with the cover
+    painted paper (``seen``), where it shows (``visible``), the box of the ink that shows,
+    and which of its sides the cover comes near."""
+
+    seen: np.ndarray
+    visible: np.ndarray
+    box: tuple
+    open_sides: tuple
+
+    def boxes(self, aspect: float):
+        """The picture's possible boxes for a reference of this ``aspect`` (width / height):
+        each holds what shows, keeps every side the cover does not come near, and is as
+        wide as the sides seen on both ends say."""
+        x0, y0, x1, y1 = self.box
+        wv, hv = x1 - x0, y1 - y0
+        ol, ot, orr, ob = self.open_sides
+        base = max(wv, hv * aspect)
+        out = []
+        for f in COVER_GROW:
+            bw = base * f
+            bh = bw / aspect
+            if (not ol and not orr and abs(bw - wv) > COVER_TOL * bw + 2) or \
+                    (not ot and not ob and abs(bh - hv) > COVER_TOL * bh + 2):
+                continue
+            bx = x0 if not ol else (x1 - bw if not orr else (x0 + x1 - bw) / 2)
+            by = y0 if not ot else (y1 - bh if not ob else (y0 + y1 - bh) / 2)
+            out.append((bx, by, bx + bw, by + bh))
+        return out
+
+
+def _crop_mask(m: np.ndarray, box, pad: float, size: int) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0, y1 - y0
+    src = np.float32([[x0 - pad * bw, y0 - pad * bh], [x1 + pad * bw, y0 - pad * bh],
+                      [x1 + pad * bw, y1 + pad * bh]])
+    dst = np.float32([[0, 0], [size, 0], [size, size]])
+    a = cv2.getAffineTransform(src, dst)
+    return cv2.warpAffine(m.astype(np.float32), a, (size, size), flags=cv2.INTER_AREA,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+
+
+def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
+    """Each reference card's best masked correlation with a partly covered picture: over
+    the boxes its shape allows (:meth:`CoveredPicture.boxes`) and shifts of up to
+    ``COVER_SHIFT`` pixels, only where the card shows (a box less than ``MIN_VISIBLE``
+    uncovered is not compared): code -> score."""
+    codes, aspects, _ = refs.views()
+    crops = refs.crops()
+    if not len(codes):
+        return {}
+    T = TEMPLATE
+    size = T + 2 * COVER_SHIFT
+    span = T / (1 + 2 * REF_PAD)
+    pad = (size / span - 1) / 2
+    flat = crops.reshape(len(crops), T * T, 3)
+    best = np.full(len(codes), -1.0, np.float32)
+    bins = np.round(aspects / 0.05).astype(int)
+    barred = refs.barred()
+    for b in np.unique(bins[~barred]):
+        idx = np.nonzero((bins == b) & ~barred)[0]
+        R = flat[idx]
+        for box in pic.boxes(float(np.exp(b * 0.05))):
+            c = _crop(pic.seen, box, pad, size)
+            v = _crop_mask(pic.visible, box, pad, size)
+            for dy in range(2 * COVER_SHIFT + 1):
+                for dx in range(2 * COVER_SHIFT + 1):
+                    w = (v[dy:dy + T, dx:dx + T] > 0.5).reshape(-1).astype(np.float32)
+                    if w.mean() < MIN_VISIBLE:
+                        continue
+                    X = c[dy:dy + T, dx:dx + T].reshape(-1, 3)
+                    sw = w.sum()
+                    xc = (X - (w[:, None] * X).sum(0) / sw) * w[:, None]
+                    mr = np.einsum("p,kpc->kc", w, R) / sw
+                    rc = (R - mr[:, None, :]) * w[None, :, None]
+                    num = np.einsum("kpc,pc->k", rc, xc)
+                    den = np.sqrt((rc * rc).sum(axis=(1, 2)) * (xc * xc).sum()) + 1e-6
+                    best[idx] = np.maximum(best[idx], num / den)
+    out: dict = {}
+    for code, s in zip(codes.tolist(), best.tolist()):
+        if s > -1.0 and s > out.get(code, -1.0):
+            out[code] = s
+    return out
 
 
 def _reference_views(n: np.ndarray, box):
@@ -258,9 +434,26 @@ class JewishReferences:
 
     codes: list
     pictures: list              # float32 (h, w, 3), normalised by the paper's light
+    #: per picture: a board space in the top-right or bottom-left quarter of the board (a
+    #: printing may turn those a quarter); None: none is
+    turned: list | None = None
 
     def __post_init__(self) -> None:
         self._views = None
+        self._crops = None
+        self._odd = None
+        if self.turned is None:
+            self.turned = [False] * len(self.codes)
+        #: a card of the top-left or bottom-right quarters has been named (upright or upside
+        #: down, the only turns they are matched in): the board is not calibrated a quarter
+        #: turn off, and the pictures of the other two quarters may be matched turned a
+        #: quarter (a printing that turns them so). Learned as the game goes.
+        self.quarter_ok = False
+
+    def upright(self, code: str) -> bool:
+        """Whether ``code`` is a picture of the top-left and bottom-right quarters."""
+        return any(c == code and not t for c, t in zip(self.codes, self.turned)) \
+            and code not in WORDS
 
     @property
     def words(self) -> set:
@@ -269,21 +462,37 @@ class JewishReferences:
     def views(self):
         """(codes, log aspects, unit vectors): one row per reference picture and turn."""
         if self._views is None:
-            codes, aspects, crops = [], [], []
-            for code, pic in zip(self.codes, self.pictures):
+            codes, aspects, crops, odd = [], [], [], []
+            for code, pic, turned in zip(self.codes, self.pictures, self.turned):
                 box = _ink_box(pic)
                 if box is None:
                     continue
-                for a, c in _reference_views(pic, box):
+                for k, (a, c) in enumerate(_reference_views(pic, box)):
+                    if k not in TURNS and not turned:
+                        continue
                     codes.append(code)
                     aspects.append(np.log(max(a, 1e-3)))
                     crops.append(c)
+                    odd.append(k not in TURNS)
+            self._odd = np.array(odd, bool)
+            T = TEMPLATE
+            self._crops = np.stack(crops) if crops else np.zeros((0, T, T, 3), np.float32)
             if crops:
-                self._views = (np.array(codes), np.float32(aspects), _unit(np.stack(crops)))
+                self._views = (np.array(codes), np.float32(aspects), _unit(self._crops))
             else:
                 self._views = (np.array([], str), np.zeros(0, np.float32),
                                np.zeros((0, TEMPLATE * TEMPLATE * 3), np.float32))
         return self._views
+
+    def crops(self) -> np.ndarray:
+        """The reference pictures of :meth:`views`, row by row (k, T, T, 3)."""
+        self.views()
+        return self._crops
+
+    def barred(self) -> np.ndarray:
+        """The rows of :meth:`views` not matched now (a quarter turn, not yet allowed)."""
+        self.views()
+        return self._odd & (not self.quarter_ok)
 
     def with_word(self, code: str, card: np.ndarray) -> "JewishReferences":
         """These references with the word card ``code`` (ADD or REMOVE) as straightened from
@@ -293,14 +502,16 @@ class JewishReferences:
         mid = _middle(card)
         if _ink_box(mid) is None:
             raise ValueError(f"the {code} card shows nothing to read (blank paper?)")
-        keep = [(c, p) for c, p in zip(self.codes, self.pictures) if c != code]
-        return JewishReferences([c for c, _ in keep] + [code], [p for _, p in keep] + [mid])
+        keep = [(c, p, t) for c, p, t in zip(self.codes, self.pictures, self.turned) if c != code]
+        return JewishReferences([c for c, _, _ in keep] + [code], [p for _, p, _ in keep] + [mid],
+                                [t for _, _, t in keep] + [False])
 
     def save(self, path) -> None:
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp.npz")
         arrays = {f"p{k}": np.round(p * 200).astype(np.uint8) for k, p in enumerate(self.pictures)}
-        np.savez_compressed(tmp, codes=np.array(self.codes), version=np.int32(1), **arrays)
+        np.savez_compressed(tmp, codes=np.array(self.codes), version=np.int32(1),
+                            turned=np.array(self.turned, bool), **arrays)
         tmp.replace(path)
 
     @classmethod
@@ -313,13 +524,17 @@ class JewishReferences:
                     raise ValueError
                 codes = [str(c) for c in d["codes"]]
                 pics = [d[f"p{k}"].astype(np.float32) / 200 for k in range(len(codes))]
+                # files from before the quarters were kept: every picture upright only
+                turned = [bool(t) for t in d["turned"]] if "turned" in d else None
         except OSError as exc:
             raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, EOFError):
             raise ValueError(f"{path}: not a Jewish Edition card reference file") from None
         if any(p.ndim != 3 or p.shape[2] != 3 for p in pics):
             raise ValueError(f"{path}: not a Jewish Edition card reference file")
-        return cls(codes, pics)
+        if turned is not None and len(turned) != len(codes):
+            raise ValueError(f"{path}: not a Jewish Edition card reference file")
+        return cls(codes, pics, turned)
 
 
 def references_path(calibration) -> Path:
@@ -343,7 +558,7 @@ def board_references(frame: np.ndarray, corners, layout, words: JewishReferences
     from vision.locate import straighten as flat
     cell = REF_CELL
     board = flat(frame, np.float32(corners), layout, cell).astype(np.float32) + 1
-    codes, pics = [], []
+    codes, pics, turned = [], [], []
     m = max(2, cell // 16)
     for i, sym in enumerate(layout.symbols):
         if i in layout.free:
@@ -356,12 +571,14 @@ def board_references(frame: np.ndarray, corners, layout, words: JewishReferences
         paper = np.median(ring[lum >= np.percentile(lum, 60)], axis=0)
         codes.append(sym)
         pics.append(np.clip(sp / np.maximum(paper, 2), 0, 1.3).astype(np.float32))
+        turned.append((r < layout.rows // 2) != (c < layout.cols // 2))
     if words is not None:
         for c, p in zip(words.codes, words.pictures):
             if c in WORDS:
                 codes.append(c)
                 pics.append(p)
-    return JewishReferences(codes, pics)
+                turned.append(False)
+    return JewishReferences(codes, pics, turned)
 
 
 # ---------------------------------------------------------------- reading ----------------
@@ -380,18 +597,23 @@ class JewishReading:
         return self.code is not None
 
 
-def scores(card: np.ndarray, refs: JewishReferences) -> dict:
+def scores(card: np.ndarray, refs: JewishReferences, got=None) -> dict:
     """Each reference card's best match with the straightened ``card`` (normalised cross-
-    correlation, best over scales, shifts and quarter turns): code -> score."""
-    got = card_picture(card)
-    if got is None or got == "edge":
+    correlation, best over scales, shifts and the turns of ``TURNS``; over the uncovered
+    pixels when a hand covers part of it): code -> score. ``got``: the card's
+    :func:`card_picture`, when already known."""
+    got = card_picture(card) if got is None else got
+    if got is None or isinstance(got, str):
         return {}
+    if isinstance(got, CoveredPicture):
+        return covered_scores(got, refs)
     patches, aspect = got
     codes, aspects, vecs = refs.views()
     if not len(codes):
         return {}
     sims = (vecs @ patches.T).max(axis=1)
     sims[np.abs(aspects - np.log(max(aspect, 1e-3))) > ASPECT_TOL] = -1.0
+    sims[refs.barred()] = -1.0
     best: dict = {}
     for code, s in zip(codes.tolist(), sims.tolist()):
         if s > best.get(code, -1.0):
@@ -401,20 +623,30 @@ def scores(card: np.ndarray, refs: JewishReferences) -> dict:
 
 def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishReading:
     """Read a straightened Jewish Edition card (``W`` x ``H``) against ``refs``."""
-    sc = scores(card, refs)
+    got = card_picture(card)
+    sc = scores(card, refs, got) if got is not None else {}
+    covered = isinstance(got, CoveredPicture)
     if not sc:
-        why = "something runs off the card's middle (a hand over it?)" \
-            if card_picture(card) == "edge" else "no picture or word on the card"
+        why = "a hand covers too much of the picture" if covered else \
+            "something runs off the card's middle (a hand over it?)" \
+            if got == "edge" else "no picture or word on the card"
         return JewishReading(None, reason=why)
     order = sorted(sc.items(), key=lambda kv: -kv[1])
     code, s = order[0]
     second = order[1][1] if len(order) > 1 else 0.0
     out = JewishReading(None, score=s, margin=s - second, best=code)
-    if s < (MIN_WORD_SCORE if code in WORDS else MIN_SCORE) or s - second < MIN_MARGIN:
+    if covered:
+        floor, margin = MIN_COVER_SCORE, MIN_COVER_MARGIN
+    else:
+        floor, margin = (MIN_WORD_SCORE if code in WORDS else MIN_SCORE), MIN_MARGIN
+    sure = not covered and code not in WORDS and s >= SURE_SCORE and s - second >= SURE_MARGIN
+    if not sure and (s < floor or s - second < margin):
         nxt = f", next {order[1][0]} {second:.2f}" if len(order) > 1 else ""
         out.reason = f"the picture is not surely one card's ({code} {s:.2f}{nxt})"
         return out
     out.code = code
+    if refs.upright(code):
+        refs.quarter_ok = True
     return out
 
 
