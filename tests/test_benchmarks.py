@@ -43,7 +43,7 @@ CASES = {
                          "stacks_table_wrong_actions", "stacks_table_typed",
                          "stacks_table_games_in_step", "stacks_table_turns_right",
                          "stacks_table_wrong_verdicts"]),
-    "jewish_cards.py": (["--views", "6", "--per-look", "6"],
+    "jewish_cards.py": (["--views", "6", "--per-look", "6", "--split", "tuned"],
                         ["jewish_card_accuracy", "jewish_card_wrong_rate", "jewish_card_ms",
                          "jewish_card_unknown_rate", "jewish_clear_card_accuracy",
                          "jewish_card_views", "jewish_word_card_accuracy"]),
