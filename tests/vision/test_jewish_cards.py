@@ -288,3 +288,38 @@ def test_a_board_calibrated_a_quarter_turn_off_names_no_card_wrong(printing):
             assert got.code not in ("ADD", "REMOVE")
         named += read_jewish_pile(after, before, 170, right).code == name
     assert named >= 7
+
+
+def test_a_printing_that_turns_two_quarters_pictures_is_read_once_an_upright_one_is():
+    """A board that prints the pictures of its top-right and bottom-left quarters turned a
+    quarter (as playing-card boards do): their cards are unknown until a card of the other
+    two quarters is named (the board is then not calibrated a quarter turn off), then read."""
+    look = Look(art="ornate", board="mat", table="wood", light="daylight", camera="overhead",
+                seed=0)
+    quad = JewishTable(np.random.default_rng(5), "tuned", look=look)
+    assert quad.style.turn == "quadrant" and not quad.refs.quarter_ok
+    lay = jewish_layout()
+
+    def turned(code):
+        r, c = divmod(lay.spaces_of[code][0], lay.cols)
+        return (r < lay.rows // 2) != (c < lay.cols // 2)
+
+    names = [c for c in lay.spaces_of if c not in ("ADD", "REMOVE")]
+    odd = [c for c in names if turned(c)][:3]
+    even = [c for c in names if not turned(c)][:4]
+    below = odd.pop()                        # the card below: of a turned quarter too
+    for k, name in enumerate(odd):
+        before, after = pile(quad, name, below=below, seed=40 + k)
+        assert read_jewish_pile(after, before, 170, quad.refs).code is None, name
+    assert not quad.refs.quarter_ok
+    read = []
+    for k, name in enumerate(even):          # upright ones laid until one is named
+        before, after = pile(quad, name, below=below, seed=44 + k)
+        read.append(read_jewish_pile(after, before, 170, quad.refs).code)
+        assert read[-1] in (None, name)
+        if read[-1]:
+            break
+    assert read[-1] and quad.refs.quarter_ok
+    for k, name in enumerate(odd):
+        before, after = pile(quad, name, below=below, seed=40 + k)
+        assert read_jewish_pile(after, before, 170, quad.refs).code == name, name
