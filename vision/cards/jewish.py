@@ -13,9 +13,13 @@ calibrated camera sees them on the empty board (each space cut from the board wa
 :func:`board_references`), and one ADD and one REMOVE card laid at set-up
 (``seqboard calibrate --word-card``). Each picture (card or board space) is normalised by its
 own paper's light, its ink (what differs from the paper) cut out by its bounding box, and
-compared by normalised cross-correlation over a few scales, small shifts and the four
-quarter turns. A card is named only when its best score clears :data:`MIN_SCORE` and beats
-the best of any other card by :data:`MIN_MARGIN` (chosen on tuned looks,
+compared by normalised cross-correlation over a few scales and small shifts, upright and
+upside down (:data:`TURNS`; a quarter turn only for the two quarters a printing may turn,
+once the game has shown the board is not calibrated a quarter turn off). A hand or sleeve
+reaching in over the card (:func:`_cover`) is left out: the picture's box is searched from
+its uncovered sides and compared over the uncovered pixels only (:func:`covered_scores`).
+A card is named only when its best score clears :data:`MIN_SCORE` and beats the best of
+any other card by :data:`MIN_MARGIN` (or the other bars below; chosen on tuned looks,
 ``benchmarks/jewish_cards.py --split tuned``); anything else is unknown, never a guess.
 Nothing is trained: any printing whose cards and board share their pictures is read.
 """
@@ -68,7 +72,7 @@ COVER_COLOUR = 0.15        # a pixel this near (any colour) a colour entering is
 COVER_TOL = 0.12           # a side seen on both ends: the box's size within this of it
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
-MIN_COVER_SCORE = 0.75
+MIN_COVER_SCORE = 0.80
 MIN_COVER_MARGIN = 0.12
 MIN_SCORE = 0.80
 MIN_MARGIN = 0.12
@@ -78,7 +82,7 @@ SURE_SCORE = 0.90
 SURE_MARGIN = 0.06
 #: a word card (ADD, REMOVE) squeezed into the compared square keeps little of its letters:
 #: its own floor (its box's shape, wide, already rules most pictures out)
-MIN_WORD_SCORE = 0.45
+MIN_WORD_SCORE = 0.55
 
 
 # ---------------------------------------------------------------- drawing ----------------
@@ -675,7 +679,18 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
                              "the card's outline is doubtful: it reads "
                              + " or ".join(sorted({r.code for r in known})),
                              best=known[0].code)
-    return max(known, key=lambda r: r.score)
+    top = max(known, key=lambda r: r.score)
+    # another rectangle likeliest another card, as well matched (though not surely), that
+    # was not there before: the outline is doubtful
+    for r in reads:
+        if r.best and r.best != top.code and r.score >= top.score and not r.reason.endswith(
+                "(a card below)"):
+            b = read_jewish_straight(straighten(before, r.quad), refs)
+            if b.best == r.best and b.score >= r.score - 0.05:
+                continue                  # likeliest the same there before: a card below
+            return JewishReading(None, top.quad, f"the card's outline is doubtful: it reads "
+                                 f"{top.code} or {r.best}", top.score, top.margin, top.code)
+    return top
 
 
 def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
