@@ -265,21 +265,22 @@ def _cover(n: np.ndarray) -> np.ndarray | None:
     border[:3], border[-3:], border[:, :3], border[:, -3:] = True, True, True, True
     cover = np.zeros(raw.shape, bool)
     for j in touch:
-        part = lab == j
-        entry = n[part & border]
+        win = (slice(y[j - 1], y[j - 1] + h[j - 1]), slice(x[j - 1], x[j - 1] + w[j - 1]))
+        part, nn, bd = lab[win] == j, n[win], border[win]
+        entry = nn[part & bd]
         if not len(entry):
             continue
         # the entering colours: those of at least a sixth of the edge's pixels
         q = np.round(entry / COVER_COLOUR).astype(np.int32)
         keys, inv, cnt = np.unique(q, axis=0, return_inverse=True, return_counts=True)
-        near = np.zeros(raw.shape, bool)
+        near = np.zeros(part.shape, bool)
         for c in np.nonzero(cnt >= max(3, len(entry) / 6))[0]:
             col = np.median(entry[inv.ravel() == c], axis=0)
-            near |= part & (np.abs(n - col).max(axis=2) < COVER_COLOUR)
+            near |= part & (np.abs(nn - col).max(axis=2) < COVER_COLOUR)
         # of those, what reaches the edge (a picture's rim of a like colour does not)
         kn, ln = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
-        edge_parts = np.unique(ln[near & border])
-        cover |= np.isin(ln, edge_parts[edge_parts > 0])
+        edge_parts = np.unique(ln[near & bd])
+        cover[win] |= np.isin(ln, edge_parts[edge_parts > 0])
     if not cover.any():
         return None
     g = COVER_DILATE
@@ -393,25 +394,37 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     best = np.full(len(codes), -1.0, np.float32)
     bins = np.round(aspects / 0.05).astype(int)
     barred = refs.barred()
+    n = 2 * COVER_SHIFT + 1
     for b in np.unique(bins[~barred]):
         idx = np.nonzero((bins == b) & ~barred)[0]
-        R = flat[idx]
+        xs, ws = [], []
         for box in pic.boxes(float(np.exp(b * 0.05))):
             c = _crop(pic.seen, box, pad, size)
-            v = _crop_mask(pic.visible, box, pad, size)
-            for dy in range(2 * COVER_SHIFT + 1):
-                for dx in range(2 * COVER_SHIFT + 1):
-                    w = (v[dy:dy + T, dx:dx + T] > 0.5).reshape(-1).astype(np.float32)
-                    if w.mean() < MIN_VISIBLE:
-                        continue
-                    X = c[dy:dy + T, dx:dx + T].reshape(-1, 3)
-                    sw = w.sum()
-                    xc = (X - (w[:, None] * X).sum(0) / sw) * w[:, None]
-                    mr = np.einsum("p,kpc->kc", w, R) / sw
-                    rc = (R - mr[:, None, :]) * w[None, :, None]
-                    num = np.einsum("kpc,pc->k", rc, xc)
-                    den = np.sqrt((rc * rc).sum(axis=(1, 2)) * (xc * xc).sum()) + 1e-6
-                    best[idx] = np.maximum(best[idx], num / den)
+            v = _crop_mask(pic.visible, box, pad, size) > 0.5
+            for dy in range(n):
+                for dx in range(n):
+                    xs.append(c[dy:dy + T, dx:dx + T])
+                    ws.append(v[dy:dy + T, dx:dx + T])
+        if not xs:
+            continue
+        Wt = np.stack(ws).reshape(len(ws), T * T).astype(np.float32)
+        keep = Wt.mean(axis=1) >= MIN_VISIBLE
+        if not keep.any():
+            continue
+        Wt = Wt[keep]
+        X = np.stack(xs)[keep].reshape(len(Wt), T * T, 3)
+        R = flat[idx]
+        # correlation over the visible pixels only (weights 0 or 1), every candidate crop
+        # against every reference at once
+        sw = Wt.sum(axis=1)
+        xc = (X - ((Wt[..., None] * X).sum(axis=1) / sw[:, None])[:, None, :]) * Wt[..., None]
+        num = xc.reshape(len(Wt), -1) @ R.reshape(len(R), -1).T
+        rr = np.zeros_like(num)
+        for ch in range(3):
+            mr = (Wt @ R[:, :, ch].T) / sw[:, None]
+            rr += Wt @ (R[:, :, ch] ** 2).T - sw[:, None] * mr * mr
+        den = np.sqrt(np.maximum(rr, 0) * (xc * xc).sum(axis=(1, 2))[:, None]) + 1e-6
+        best[idx] = np.maximum(best[idx], (num / den).max(axis=0))
     out: dict = {}
     for code, s in zip(codes.tolist(), best.tolist()):
         if s > -1.0 and s > out.get(code, -1.0):
