@@ -426,3 +426,16 @@ def test_a_corner_fairly_sure_and_the_middle_agreeing_name_the_card():
     p[0, CODES.index("4D")], p[0, 52] = 0.7, 0.3                # the corner less sure
     pm[CODES.index("4D")], pm[CODES.index("4H")] = 0.35, 0.3
     assert reader.combined_decision(p, pm)[0] is None
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_card_that_lay_there_before_is_never_named_as_the_new_card(seed):
+    # the finder's only rectangle that names a card lies on a 9C that was there before the
+    # 5H came (a rectangle fitted off the new card, on a card below): unknown, not 9C (named
+    # 9C before session seven); on a tuned pile such a rectangle's 8H was named for a KD
+    # when one corner alone was allowed from 0.8
+    after, before, quads = _two_cards(seed, before_too=True)
+    r = reader.read_agreed(after, quads[1:], reader.read_straight, reader.CardReading, before)
+    assert r.code is None and "card below" in r.reason
+    assert reader.read_agreed(after, quads[:1], reader.read_straight, reader.CardReading,
+                              before).code == "5H"

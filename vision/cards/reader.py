@@ -644,6 +644,8 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
 LINES = True
 #: settle rectangles that read different cards (:func:`_settle`)
 SETTLE = True
+#: a card read only where it was read in the picture before too is a card below: unknown
+BELOW_GUARD = True
 
 
 def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
@@ -676,6 +678,12 @@ def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | No
         return reading(None, quad=known[0].quad,
                        reason="the card's outline is doubtful: it reads "
                               + " or ".join(sorted({r.code for r in known})))
+    if before is not None and BELOW_GUARD and \
+            all(read(straighten(before, r.quad)).code == r.code for r in known):
+        # every rectangle that names it read the same card in the picture before: a card
+        # below (a rectangle fitted off the new card), not the new one
+        return reading(None, quad=known[0].quad,
+                       reason=f"only a card below is read ({known[0].code}, there before)")
     return known[0]
 
 
