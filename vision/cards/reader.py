@@ -50,19 +50,21 @@ MID_SURE = 0.9           # the middle alone names the card (no corner names anot
 MID_CONFIRM = 0.5        # the middle confirms the card one corner alone names
 MID_VETO = 0.9           # the middle names another card this surely: the corners' card is doubted
 CORNER_VETO = 0.3        # a corner names another card this surely: the middle's card is doubted
-# Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five")
 #: with both index corners covered, the middle does not name a card whose pips may be partly
-#: hidden (every number card but the 10: hiding pips makes a card of fewer pips)
+#: hidden (every number card but the 10: hiding pips makes a card of fewer pips; session seven)
 HIDDEN_PIPS = True
 FEWER_PIPS = "A23456789"
+# A corner and the middle together (session seven, chosen on tuned piles, docs/cards.md)
 COMBINE_CORNER = 0.8     # a corner names the card this surely (under NET_ONE) ...
 COMBINE_MID = 0.3        # ... and the middle's likeliest card is the same this surely: named
-SETTLE_SURE = 0.9        # one card read this surely both ways (a corner and the middle) ...
+# Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five"
+# and "Session seven")
+SETTLE_SURE = 0.9        # one card read this surely two ways (a corner and the middle) ...
+SETTLE_OTHER = 0.5       # ... and no other card read two ways this surely: the first is named
 SETTLE_BELOW = True      # rectangles reading a card there before are left out first
 SETTLE_TWO_CORNERS = True   # both corners sure count as two ways, as a corner and the middle
-SETTLE_EDGE = 2.0        # the rectangle on edges this many times stronger names the card ...
-SETTLE_EDGE_MID = 0.5    # ... when the middle finds its card likeliest at least this surely
-SETTLE_OTHER = 0.5       # ... and no other card read both ways this surely: the first is named
+SETTLE_EDGE = 2.0        # none read two ways: the rectangle on edges this many times stronger
+SETTLE_EDGE_MID = 0.5    # ... names its card, when the middle finds it likeliest this surely
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 COARSE_SIDE = 14                   # points a side in the finder's first, coarse search
 COARSE_STRIDE = 3                  # ... and every how many changed-paper points it counts
