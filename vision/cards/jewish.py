@@ -272,13 +272,13 @@ def _cover(n: np.ndarray) -> np.ndarray | None:
             continue
         # the entering colours: those of at least a sixth of the edge's pixels
         q = np.round(entry / COVER_COLOUR).astype(np.int32)
-        keys, inv, cnt = np.unique(q, axis=0, return_inverse=True, return_counts=True)
+        _, inv, cnt = np.unique(q, axis=0, return_inverse=True, return_counts=True)
         near = np.zeros(part.shape, bool)
         for c in np.nonzero(cnt >= max(3, len(entry) / 6))[0]:
             col = np.median(entry[inv.ravel() == c], axis=0)
             near |= part & (np.abs(nn - col).max(axis=2) < COVER_COLOUR)
         # of those, what reaches the edge (a picture's rim of a like colour does not)
-        kn, ln = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
+        _, ln = cv2.connectedComponents(near.astype(np.uint8), connectivity=8)
         edge_parts = np.unique(ln[near & bd])
         cover[win] |= np.isin(ln, edge_parts[edge_parts > 0])
     if not cover.any():
@@ -330,8 +330,10 @@ def _open_sides(box, cover: np.ndarray) -> tuple:
     g = EDGE_GAP
     hh, ww = cover.shape
     ys, xs = slice(max(0, y0 - g), min(hh, y1 + g)), slice(max(0, x0 - g), min(ww, x1 + g))
-    return (bool(cover[ys, max(0, x0 - g):x0 + 2].any()), bool(cover[max(0, y0 - g):y0 + 2, xs].any()),
-            bool(cover[ys, max(0, x1 - 2):x1 + g].any()), bool(cover[max(0, y1 - 2):y1 + g, xs].any()))
+    return (bool(cover[ys, max(0, x0 - g):x0 + 2].any()),
+            bool(cover[max(0, y0 - g):y0 + 2, xs].any()),
+            bool(cover[ys, max(0, x1 - 2):x1 + g].any()),
+            bool(cover[max(0, y1 - 2):y1 + g, xs].any()))
 
 
 @dataclass
