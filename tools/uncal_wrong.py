@@ -61,13 +61,24 @@ def record(kind: str, scenes: int, seed: int) -> tuple[dict, list]:
         cur["unsure"] = np.array(r.unsure)
         cur["look"] = k["look"].describe()
         cur["brightness"] = a[2].brightness
+        cur["grid"] = np.float32(r.grid_corners)
+        cur["k1"], cur["size"] = a[2].distortion, (a[2].width, a[2].height)
         return r
+
+    orig_read = reader_mod.BoardReader.read
+
+    def read(self, frame):
+        out = orig_read(self, frame)
+        if out.found and out.corners is not None:
+            cur["corners"] = np.float32(out.corners)
+        return out
 
     model.probabilities = probs
     reader_mod.classify_learned = learned
     reader_mod.classify_by_twins = twins
     uncal_dev.render = render
     reader_mod.outside_frame = outside
+    reader_mod.BoardReader.read = read
     try:
         res = uncal_dev.run(kind, scenes, seed)
         if cur:
@@ -78,6 +89,7 @@ def record(kind: str, scenes: int, seed: int) -> tuple[dict, list]:
         reader_mod.classify_by_twins = orig_twins
         uncal_dev.render = orig_render
         reader_mod.outside_frame = orig_outside
+        reader_mod.BoardReader.read = orig_read
     return res, [f for f in frames if "probs" in f]
 
 

@@ -445,11 +445,16 @@ FEATURE_COVERS = False
 FEATURE_COVERS_BESIDE = True
 
 
+_COLOURED = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
+
+
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
                      overrules: float = 1.01, stand: float = 1.01,
                      overrules_unknown: float | None = None, white_overrules: float = 0.0,
-                     empty_or_white: float = 1.01, blown: np.ndarray | None = None,
-                     disputed: np.ndarray | None = None
+                     empty_or_white: float = 1.01, least_chip: float = 0.0,
+                     least_white: float = 0.0, lone_overrules: float = 0.0,
+                     blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
+                     lone: np.ndarray | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -469,6 +474,13 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     on white paper in dim light is where the model is surest and wrong). Where the model
     is unsure and the features read empty (white), a probability of white (empty) of at
     least ``empty_or_white`` leaves it unknown: the features do not settle that pair.
+    A coloured chip the model gives less than ``least_chip``, or a white one it gives less
+    than ``least_white``, is unknown whoever read it (reading without calibration: the
+    twins' reading of a chip is weak evidence where the model doubts it, docs/vision.md).
+    ``lone``: spaces the model read without their empty picture beside it (without
+    calibration: a space whose twin holds a chip); there its coloured chip against the
+    features' reading needs at least ``lone_overrules`` (a red print alone looks like a red
+    chip to it).
     ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
@@ -510,6 +522,12 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         else:
             st = SpaceState.UNKNOWN
         if st is SpaceState.WHITE and blown is not None and blown[i] and fs is not st:
+            st = SpaceState.UNKNOWN
+        if lone is not None and lone[i] and st is not fs and st in _COLOURED \
+                and p < lone_overrules:
+            st = SpaceState.UNKNOWN
+        if st is not SpaceState.UNKNOWN and st is not SpaceState.EMPTY and float(
+                probs[i, index[st]]) < (least_white if st is SpaceState.WHITE else least_chip):
             st = SpaceState.UNKNOWN
         if disputed is not None and disputed[i]:
             st = SpaceState.UNKNOWN
