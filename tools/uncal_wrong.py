@@ -4,8 +4,9 @@
 
 Reads the sets as ``tools.uncal_dev`` does and saves, per frame read, what the combination
 of the learned classifier and the features saw (the model's probabilities and inputs, the
-features' reading, the truth, the reading given), so that other rules can be weighed on
-them offline (:func:`replay`) without reading again."""
+features' reading, the truth, the reading given, the grid found and the true one with the
+lens bend: ``corners``, ``grid``, ``k1``), so that other rules can be weighed on them offline
+without reading again, and a reading put down to the grid where it lies off the space."""
 
 from __future__ import annotations
 
