@@ -89,7 +89,7 @@ def drawn_reference(layout: Layout) -> Reference:
 #: chip, and the unsure model's 2 % let it stand), and a space the model reads alone (its
 #: twin holds a chip: no empty picture beside it) needs 95 % for a coloured chip against
 #: the twins (a red print alone looks like a red chip to it). On the tuned development sets
-#: (docs/vision.md, "session 8") wrong fell from 49 to 26 spaces of 47 000, right by 7.
+#: (docs/vision.md, "session 8") wrong fell from 90 to 51 spaces of 71 400, right by 14.
 COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25),
            "alone": (0.7, 0.02, None, 0.97, 0.25, 0.3, 0.7, 0.95)}
 
