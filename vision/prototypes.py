@@ -46,11 +46,13 @@ EMPTY_MEMBERS = 6
 SPREAD_FLOOR = 6.0
 #: settling: the space within NEAR spreads of the state's prototype, and that distance at
 #: most RATIO times its distance to any other prototype (in their own spreads)
-NEAR = 2.5
-RATIO = 0.35
+NEAR = 3.0
+RATIO = 0.5
+#: ... and at least APART spreads from every other prototype
+APART = 0.0
 #: doubting: a confident chip reading more than FAR spreads from its state's prototype and
 #: nearer another's (0: never)
-FAR = 0.0
+FAR = 10.0
 #: doubting asks only about readings the model gives less than this
 DOUBT_BELOW = 0.99
 #: the confidence given to a settled space (a reading the referee may judge on: >= 0.5)
@@ -117,7 +119,8 @@ class Prototypes:
 def settle(probs: np.ndarray, states: list, conf: np.ndarray, hand: np.ndarray,
            inputs: np.ndarray, cols: int, memory: Prototypes | None = None,
            blown: np.ndarray | None = None, near: float = NEAR, ratio: float = RATIO,
-           far: float = FAR, doubt_below: float = DOUBT_BELOW) -> tuple[list, np.ndarray]:
+           far: float = FAR, doubt_below: float = DOUBT_BELOW, apart: float = APART
+           ) -> tuple[list, np.ndarray]:
     """``states`` and ``conf`` after the pass (module docstring). ``probs``: the model's
     (n, 6) after the second look; ``hand``: the spaces covered (classify_learned's);
     ``inputs``: the model's input (calibrated: each space beside its empty picture)."""
@@ -156,7 +159,7 @@ def settle(probs: np.ndarray, states: list, conf: np.ndarray, hand: np.ndarray,
         if np.isnan(z[i, other]):
             continue                  # the other likely state has no prototype to be far from
         rest = np.delete(zf[i], k)
-        if zf[i, k] > ratio * rest.min():
+        if zf[i, k] > ratio * rest.min() or rest.min() < apart:
             continue
         states[i] = _STATES[k]
         conf[i] = max(SETTLED_CONF, float(p5[i, k]))
