@@ -63,13 +63,18 @@ _STATES = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED,
 
 
 def enabled() -> bool:
-    """``SEQBOARD_SPACE_PROTOTYPES``: on / off; unset: :data:`ON`."""
-    v = os.environ.get("SEQBOARD_SPACE_PROTOTYPES", "").strip().lower()
+    """``SEQBOARD_SPACE_PROTOTYPES``: on / off; unset: :data:`ON`. Any other value raises
+    :class:`~vision.spacenet.ModelError` (one line: ``seqboard`` exits 2 with it)."""
+    raw = os.environ.get("SEQBOARD_SPACE_PROTOTYPES", "")
+    v = raw.strip().lower()
+    if not v:
+        return ON
     if v in ("on", "1", "yes", "true"):
         return True
     if v in ("off", "0", "no", "false"):
         return False
-    return ON
+    from .spacenet import ModelError
+    raise ModelError(f"SEQBOARD_SPACE_PROTOTYPES={raw!r}: expected on or off")
 
 
 def descriptors(inputs: np.ndarray) -> np.ndarray:
