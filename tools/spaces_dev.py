@@ -24,6 +24,9 @@ Examples::
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx /tmp/new.onnx
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx \
         --second /tmp/s800.onnx
+    python -m tools.spaces_dev make /tmp/shift21.npz --seed 21 --scenes 40 --photometric 0.5 --shift
+    python -m tools.spaces_dev compare /tmp/shift21.npz --model vision/models/spaces.onnx \
+        --prototypes "3,0.5,0;3,0.5,10"
 """
 
 from __future__ import annotations
@@ -160,7 +163,8 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
     progress(f"saved {out}: {scenes * frames} frames")
 
 
-KEYS = ("x", "ref", "fst", "fconf", "fhand", "truth", "under", "occ", "unsure", "hand", "blown")
+KEYS = ("x", "ref", "fst", "fconf", "fhand", "truth", "under", "occ", "unsure", "hand", "blown",
+        "scene")
 
 
 def load(path: Path) -> dict:
@@ -173,7 +177,7 @@ def load(path: Path) -> dict:
     if not hasattr(d, "files"):
         raise ValueError(f"{path}: not a development set (one array, not a .npz)")
     with d:
-        missing = [k for k in KEYS if k != "blown" and k not in d.files]
+        missing = [k for k in KEYS if k not in ("blown", "scene") and k not in d.files]
         if missing:
             raise ValueError(f"{path}: not a development set (no {missing[0]!r})")
         return {k: d[k] for k in KEYS if k in d.files}
@@ -264,9 +268,32 @@ def score(d: dict, states: np.ndarray) -> dict:
             "boards": round(float(right.all(1)[nohand].mean()), 3) if nohand.any() else None}
 
 
+def with_prototypes(d: dict, probs: np.ndarray, states: np.ndarray, bars: tuple) -> np.ndarray:
+    """``states`` (the rule's, every stored frame) after the board's-own-chips pass
+    (vision/prototypes.py) with ``bars`` (near, ratio, far): the prototypes kept over the
+    frames of a scene, as one reader keeps them over a game."""
+    from engine.observation import SpaceState
+
+    from vision.prototypes import Prototypes, settle
+    from vision.spacenet import COVERED
+    objs = [SpaceState(c) for c in STATES]
+    scenes = d.get("scene", np.zeros(len(probs), int))
+    out, memory = [], None
+    for i in range(len(probs)):
+        if i == 0 or scenes[i] != scenes[i - 1]:
+            memory = Prototypes()
+        hand = (probs[i].argmax(1) == COVERED) | (probs[i][:, COVERED] >= 0.5)
+        got, _ = settle(probs[i], [objs[v] for v in states[i]], np.ones(len(hand)), hand,
+                        frame_inputs(d["x"][i], d["ref"][i]), 10, memory,
+                        d["blown"][i].astype(bool) if "blown" in d else None, *bars)
+        out.append([STATES.index(v.value) for v in got])
+    return np.array(out)
+
+
 def compare(sets: list[Path], models: list[Path], rule: tuple,
             second: Path | None = None, veto: Path | None = None,
-            bars: tuple = (), veto_empty: bool = False, below: float = 1.01) -> list[dict]:
+            bars: tuple = (), veto_empty: bool = False, below: float = 1.01,
+            protos: tuple = ()) -> list[dict]:
     from vision.spacenet import SpaceNet, VetoNet
     rows = []
     data = [(p, load(p)) for p in sets]
@@ -281,6 +308,10 @@ def compare(sets: list[Path], models: list[Path], rule: tuple,
                          **score(d, probs.argmax(-1))})
             states = combined(d, probs, rule, disputed)
             rows.append({"set": str(p), "model": name, "how": "rule", **score(d, states)})
+            for pb in protos:
+                rows.append({"set": str(p), "model": name,
+                             "how": "rule+protos@" + ",".join(f"{v:g}" for v in pb),
+                             **score(d, with_prototypes(d, probs, states, pb))})
             if vnet is not None:
                 vp = veto_probabilities(vnet, d)
                 rows.append({"set": str(p), "model": str(veto), "how": "veto-argmax",
@@ -335,6 +366,9 @@ def main(argv=None) -> int:
     cp.add_argument("--veto-empty", action="store_true",
                     help="the veto is asked about spaces read empty too (default: chips and "
                          "white only, as the reader)")
+    cp.add_argument("--prototypes", default=None, metavar="NEAR,RATIO,FAR[;...]",
+                    help="the board's-own-chips pass (vision/prototypes.py) after the rule, "
+                         "with each set of bars (';' between sets; e.g. 3,0.5,10)")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
     args = ap.parse_args(argv)
 
@@ -362,10 +396,19 @@ def main(argv=None) -> int:
         print(f"error: --veto-bar {args.veto_bar!r}: numbers, comma-separated", file=sys.stderr)
         return 2
     try:
+        protos = tuple(tuple(float(v) for v in grp.split(",")) for grp in
+                       args.prototypes.split(";")) if args.prototypes else ()
+        if any(len(g) != 3 for g in protos):
+            raise ValueError
+    except ValueError:
+        print(f"error: --prototypes {args.prototypes!r}: three numbers (near, ratio, far) a "
+              "set, comma-separated, sets separated by ';'", file=sys.stderr)
+        return 2
+    try:
         from vision.reader import VETO_ASK_BELOW
         rows = compare(args.sets, args.model, rule, args.second, args.veto, bars,
                        args.veto_empty,
-                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below)
+                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below, protos)
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
