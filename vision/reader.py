@@ -169,7 +169,7 @@ class BoardReader:
         :class:`~vision.spacenet.VetoNet`, or False for none; asked on calibrated boards.
         ``prototypes``: the pass of vision/prototypes.py (unsure spaces settled by the
         board's own confident chips) on calibrated boards: True, False, or None for
-        ``SEQBOARD_SPACE_PROTOTYPES`` (off unless set to on)."""
+        ``SEQBOARD_SPACE_PROTOTYPES`` (on unless set to off)."""
         if model is True:
             from .spacenet import shared_model
             model = shared_model()

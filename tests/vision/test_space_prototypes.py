@@ -1,7 +1,8 @@
 """The board's own chips as evidence (session eight, vision/prototypes.py, docs/vision.md):
 on a calibrated board, an unsure space is settled by its likeness to the spaces read
 confidently in the same frame, and a chip reading unlike every chip of its colour on the
-board is doubted. Off by default; ``SEQBOARD_SPACE_PROTOTYPES=on`` turns it on."""
+board is doubted. On by default (it passed the held-out run); ``SEQBOARD_SPACE_PROTOTYPES=off``
+turns it off."""
 
 from __future__ import annotations
 
@@ -155,11 +156,13 @@ def test_only_the_models_likeliest_state_is_settled_and_never_beside_a_hand():
     assert prototypes.settle(p2, s2, np.ones(len(s2)), hand, x2, 10)[0][i] is U
 
 
-def test_off_by_default_never_without_a_calibration_and_a_bad_setting_is_one_line(
+def test_on_by_default_never_without_a_calibration_and_a_bad_setting_is_one_line(
         monkeypatch, tmp_path):
     monkeypatch.delenv("SEQBOARD_SPACE_PROTOTYPES", raising=False)
-    assert prototypes.ON is False and not prototypes.enabled()
+    assert prototypes.ON is True and prototypes.enabled()
     cal, _, img = _scene(4)
+    assert BoardReader(cal, LAYOUT, veto=False)._prototypes is not None
+    monkeypatch.setenv("SEQBOARD_SPACE_PROTOTYPES", "off")
     assert BoardReader(cal, LAYOUT, veto=False)._prototypes is None
     monkeypatch.setenv("SEQBOARD_SPACE_PROTOTYPES", "on")
     assert BoardReader(cal, LAYOUT, veto=False)._prototypes is not None
