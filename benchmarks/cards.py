@@ -214,11 +214,17 @@ def _view(task):
 
 def unknown_kind(reason: str) -> str:
     """Why a card was not named, from the reader's reason: ``not_found`` (no new card),
-    ``disagree`` (the rectangles read different cards) or ``not_sure`` (read surely by no
-    way: fingers over the index corners and the middle, the corners and the middle
+    ``disagree`` (the rectangles read different cards), ``below`` (only a card read there
+    before too, a card below, is read), ``pips_hidden`` (both index corners covered and the
+    middle reads a card of fewer than ten pips) or ``not_sure`` (read surely by no way:
+    fingers over the index corners and the middle, the corners and the middle
     disagreeing)."""
     if "no new card" in reason:
         return "not_found"
+    if "card below" in reason:
+        return "below"
+    if "both index corners are covered" in reason:
+        return "pips_hidden"
     if "outline is doubtful" in reason:
         return "disagree"
     return "not_sure"
@@ -263,7 +269,7 @@ def main(argv=None) -> int:
     else:
         pool = None
         results = map(_view, tasks)
-    why = {"not_found": 0, "disagree": 0, "not_sure": 0}
+    why = {"not_found": 0, "disagree": 0, "not_sure": 0, "below": 0, "pips_hidden": 0}
     for i, (k, t, over, family, example, way, kind) in enumerate(results):
         if kind:
             why[kind] += 1
@@ -305,6 +311,8 @@ def main(argv=None) -> int:
         "card_unknown_not_found": why["not_found"],
         "card_unknown_rectangles_disagree": why["disagree"],
         "card_unknown_not_read_surely": why["not_sure"],
+        "card_unknown_card_below": why["below"],
+        "card_unknown_pips_maybe_hidden": why["pips_hidden"],
     }
     for f, (a, b, c) in sorted(fam.items()):
         out[f"{f}_card_accuracy"] = round(a / max(1, a + b + c), 4)

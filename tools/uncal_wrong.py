@@ -4,8 +4,9 @@
 
 Reads the sets as ``tools.uncal_dev`` does and saves, per frame read, what the combination
 of the learned classifier and the features saw (the model's probabilities and inputs, the
-features' reading, the truth, the reading given), so that other rules can be weighed on
-them offline (:func:`replay`) without reading again."""
+features' reading, the truth, the reading given, the grid found and the true one with the
+lens bend: ``corners``, ``grid``, ``k1``), so that other rules can be weighed on them offline
+without reading again, and a reading put down to the grid where it lies off the space."""
 
 from __future__ import annotations
 
@@ -61,13 +62,24 @@ def record(kind: str, scenes: int, seed: int) -> tuple[dict, list]:
         cur["unsure"] = np.array(r.unsure)
         cur["look"] = k["look"].describe()
         cur["brightness"] = a[2].brightness
+        cur["grid"] = np.float32(r.grid_corners)
+        cur["k1"], cur["size"] = a[2].distortion, (a[2].width, a[2].height)
         return r
+
+    orig_read = reader_mod.BoardReader.read
+
+    def read(self, frame):
+        out = orig_read(self, frame)
+        if out.found and out.corners is not None:
+            cur["corners"] = np.float32(out.corners)
+        return out
 
     model.probabilities = probs
     reader_mod.classify_learned = learned
     reader_mod.classify_by_twins = twins
     uncal_dev.render = render
     reader_mod.outside_frame = outside
+    reader_mod.BoardReader.read = read
     try:
         res = uncal_dev.run(kind, scenes, seed)
         if cur:
@@ -78,6 +90,7 @@ def record(kind: str, scenes: int, seed: int) -> tuple[dict, list]:
         reader_mod.classify_by_twins = orig_twins
         uncal_dev.render = orig_render
         reader_mod.outside_frame = orig_outside
+        reader_mod.BoardReader.read = orig_read
     return res, [f for f in frames if "probs" in f]
 
 

@@ -17,6 +17,10 @@ VERSION = 1
 #: a confirmed grid whose pairs rank below this is polished corner by corner (right grids on
 #: tuned looks: 0.94 to 1.0, most above 0.99)
 POLISH_RANK = 0.98
+#: reading a board in play without calibration: a grid settled on the bare pairs must keep
+#: at least half the chips centred that the quadrilateral as found centres, when it centres
+#: at least this many (vision.pairs.centred_chips; docs/vision.md, session 8)
+KEEP_CHIPS_FROM = 8
 TOO_DARK = 35.0      # the board's paper darker than this (grey levels) cannot be read safely
 
 
@@ -204,7 +208,7 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
 def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, check_grid, corners_on_chips, crowded_confirms,
+    from .pairs import (best_turn, centred_chips, check_grid, corners_on_chips, crowded_confirms,
                         lattice_confirms, pairs_tell_turn, refine_grid, search_corners,
                         settle_bare, settle_grid, twin_mean)
     problem: BoardNotFound | None = None
@@ -222,6 +226,15 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 twin_mean(frame, near, layout) > twin_mean(frame, grid, layout):
             return near
         return grid
+
+    def keeps_chips(quad: np.ndarray, near: np.ndarray) -> bool:
+        # a board in play: the few bare pairs can settle a grid off the spaces, and a grid
+        # off them makes more pairs look bare (their chips no longer seen); the chips lie in
+        # the middle of their spaces whatever the printing, so a grid settled on the bare
+        # pairs that centres fewer than half the chips centred under the quadrilateral as
+        # found is refused (session 8: a grid 0.4 of a space off was read for a whole scene)
+        before = centred_chips(frame, quad, layout)
+        return before < KEEP_CHIPS_FROM or 2 * centred_chips(frame, near, layout) >= before
 
     def attempt(k: int, quad: np.ndarray, as_found: bool = False, wide: bool = False):
         nonlocal problem
@@ -253,7 +266,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 # a little off (the bright board on a dark table, found round its paper):
                 # settled on the bare pairs alone, then the same check
                 near = settle_bare(frame, quad, layout)
-                if near is not None:
+                if near is not None and keeps_chips(quad, near):
                     v = check_grid(frame, near, layout, chips)
                     if v.ok:
                         return polish(near, v)
@@ -261,7 +274,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                     # not the outline's: perhaps the whole board with its edge (the bright
                     # board on a dark table under a lamp's gradient), its size settled too
                     near = settle_bare(frame, quad, layout, sizes=True)
-                    if near is not None:
+                    if near is not None and keeps_chips(quad, near):
                         v = check_grid(frame, near, layout, chips)
                         if v.ok:
                             return polish(near, v)

@@ -236,13 +236,15 @@ def paper_chroma_residual(paper: np.ndarray, cols: int, ref_paper: np.ndarray | 
     return _robust_quadratic_residual(v, cols, 0.06)
 
 
-def _robust_quadratic_residual(v: np.ndarray, cols: int, inlier: float) -> np.ndarray:
-    """|v - a smooth quadratic fit over the board|, fitted to the spaces within ``inlier``."""
+def _robust_quadratic_residual(v: np.ndarray, cols: int, inlier: float,
+                               signed: bool = False) -> np.ndarray:
+    """|v - a smooth quadratic fit over the board|, fitted to the spaces within ``inlier``
+    (``signed``: v - the fit, per column of v)."""
     n = len(v)
     v = v.reshape(n, -1)
     res = v - np.median(v, axis=0)
     if not cols or n < 12:
-        return np.abs(res).max(axis=1)
+        return res if signed else np.abs(res).max(axis=1)
     r, c = np.divmod(np.arange(n), cols)
     x, y = c / max(cols - 1, 1) * 2 - 1, r / max(n // cols - 1, 1) * 2 - 1
     a = np.stack([np.ones(n), x, y, x * y, x * x, y * y], axis=1)
@@ -253,7 +255,7 @@ def _robust_quadratic_residual(v: np.ndarray, cols: int, inlier: float) -> np.nd
         coef, *_ = np.linalg.lstsq(a[keep], v[keep], rcond=None)
         res = v - a @ coef
         keep = np.abs(res).max(axis=1) < inlier
-    return np.abs(res).max(axis=1)
+    return res if signed else np.abs(res).max(axis=1)
 
 
 COVER_DARKER = 0.3    # band light off the board's smooth light by this much (log): covered or shadowed
@@ -342,6 +344,9 @@ def _centre_spread(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
 #: opaque and translucent chips 2-21 (90 % below 20), empty spaces' print 25 and more (tuned
 #: looks, docs/vision.md)
 TWIN_SMOOTH = 20.0
+#: without calibration: a space's paper brighter than the board's smooth light by this
+#: much (log, about 11 %) is whitened by glare, never covered (classify_by_twins)
+GLARE_BRIGHTER = 0.1
 
 
 def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple[int, int]],
@@ -362,6 +367,11 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
                      for k in range(4)], axis=1)                    # (n, 4, k)
     off = paper_chroma_residual(f.paper, cols)
     off[f.paper.max(axis=1) >= 250] = 0.0
+    # round a glare spot the paper is whitened, brighter than the board's light there: its
+    # colour changes, but nothing covers it (a hand, an arm or a shadow never makes the
+    # paper brighter); taken for a cover, it made three by three spaces unknown (session 8)
+    lum = np.log(np.maximum(f.paper.mean(axis=1), 4.0))[:, None]
+    off[_robust_quadratic_residual(lum, cols, 0.06, signed=True)[:, 0] > GLARE_BRIGHTER] = 0.0
     # without the empty board's colours, only a strong change of the paper's colour (a
     # hand, an arm) is taken for a cover (court pictures may be skin-coloured)
     hand = off > 2 * COVER_CHROMA
@@ -445,11 +455,16 @@ FEATURE_COVERS = False
 FEATURE_COVERS_BESIDE = True
 
 
+_COLOURED = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
+
+
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
                      overrules: float = 1.01, stand: float = 1.01,
                      overrules_unknown: float | None = None, white_overrules: float = 0.0,
-                     empty_or_white: float = 1.01, blown: np.ndarray | None = None,
-                     disputed: np.ndarray | None = None
+                     empty_or_white: float = 1.01, least_chip: float = 0.0,
+                     least_white: float = 0.0, lone_overrules: float = 0.0,
+                     blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
+                     lone: np.ndarray | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -469,6 +484,13 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     on white paper in dim light is where the model is surest and wrong). Where the model
     is unsure and the features read empty (white), a probability of white (empty) of at
     least ``empty_or_white`` leaves it unknown: the features do not settle that pair.
+    A coloured chip the model gives less than ``least_chip``, or a white one it gives less
+    than ``least_white``, is unknown whoever read it (reading without calibration: the
+    twins' reading of a chip is weak evidence where the model doubts it, docs/vision.md).
+    ``lone``: spaces the model read without their empty picture beside it (without
+    calibration: a space whose twin holds a chip); there its coloured chip against the
+    features' reading needs at least ``lone_overrules`` (a red print alone looks like a red
+    chip to it).
     ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
@@ -510,6 +532,12 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         else:
             st = SpaceState.UNKNOWN
         if st is SpaceState.WHITE and blown is not None and blown[i] and fs is not st:
+            st = SpaceState.UNKNOWN
+        if lone is not None and lone[i] and st is not fs and st in _COLOURED \
+                and p < lone_overrules:
+            st = SpaceState.UNKNOWN
+        if st is not SpaceState.UNKNOWN and st is not SpaceState.EMPTY and float(
+                probs[i, index[st]]) < (least_white if st is SpaceState.WHITE else least_chip):
             st = SpaceState.UNKNOWN
         if disputed is not None and disputed[i]:
             st = SpaceState.UNKNOWN

@@ -82,8 +82,16 @@ def drawn_reference(layout: Layout) -> Reference:
 #: white against the twins now needs 97 % and an unsure model between empty and white is
 #: not settled by the twins (calibrated boards' figures), and the unsure spaces get the
 #: second look (STEADY_BELOW) as calibrated boards do. On the tuned development sets wrong
-#: fell from 57 to 17 spaces of 31 400 and spaces right rose by 13.
-COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25), "alone": (0.7, 0.02, None, 0.97, 0.25)}
+#: fell from 57 to 17 spaces of 31 400 and spaces right rose by 13. Session 8: the sixth to
+#: eighth figures (classify_learned's least_chip, least_white, lone_overrules): without
+#: calibration a coloured chip needs the model 30 % sure and a white one 70 % whoever read
+#: it (the twins took an empty space beside a twin holding a chip, or a red print, for a
+#: chip, and the unsure model's 2 % let it stand), and a space the model reads alone (its
+#: twin holds a chip: no empty picture beside it) needs 95 % for a coloured chip against
+#: the twins (a red print alone looks like a red chip to it). On the tuned development sets
+#: (docs/vision.md, "session 8") wrong fell from 90 to 51 spaces of 71 400, right by 14.
+COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25),
+           "alone": (0.7, 0.02, None, 0.97, 0.25, 0.3, 0.7, 0.95)}
 
 #: the spaces the model is less sure of than this are read again in the other three quarter
 #: turns, with the second model's opinion (vision.spacenet.second_opinion), calibrated or
@@ -251,6 +259,9 @@ class BoardReader:
             else:
                 inputs = space_inputs(f.norm, None)
             probs = self.model.probabilities(inputs)
+            # spaces read without an empty picture beside them (their twin holds a chip)
+            lone = ~np.abs(inputs[:, 3:]).reshape(len(inputs), -1).any(axis=1) \
+                if self.calibration is None and self._pairs and not ours else None
             disputed = None
             if STEADY_BELOW:
                 # the second look at unsure spaces, with the second model's opinion
@@ -258,7 +269,7 @@ class BoardReader:
                                                  STEADY_MOST)
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
-                                                  disputed=disputed)
+                                                  disputed=disputed, lone=lone)
             if self._prototypes is not None and self.calibration is not None:
                 # the board's own chips as evidence (session eight, vision/prototypes.py)
                 from .prototypes import settle

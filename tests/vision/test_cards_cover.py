@@ -117,3 +117,58 @@ def test_the_cover_fine_tuning_command_has_help_with_an_example(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     assert "python -m vision.cards.train cover" in out and "tuned" in out
+
+
+# session seven: a palm over part of the middle with both index corners under fingertips
+CORNER_TIPS = [(0.15, 0.12, 0.14), (0.85, 0.88, 0.14)]      # over both whole indices
+PALMS = {"middle": (0.5, 0.5, 0.22), "left": (0.3, 0.5, 0.2), "top": (0.5, 0.3, 0.2),
+         "bottom": (0.5, 0.7, 0.2)}
+
+
+def _covered(s, spots):
+    after = s.after.copy()
+    for u, v, r in spots:
+        c = _at(s.quad, u, v)
+        cv2.circle(after, (int(c[0]), int(c[1])), int(r * s.card_px), SKIN, -1, cv2.LINE_AA)
+    return after
+
+
+@pytest.mark.parametrize("family,code,seed", [
+    ("modern", "9S", 1), ("classic", "9S", 21), ("classic", "9S", 23), ("classic", "9S", 11),
+    ("modern", "5H", 0), ("classic", "7C", 9), ("modern", "TH", 4), ("classic", "8D", 3)])
+def test_a_card_with_a_palm_over_part_of_its_middle_and_both_indices_covered_is_never_misread(
+        family, code, seed):
+    # the middle reader counts the pips it sees: under a warm lamp the palm is the paper's
+    # colour, and a 9S with its middle five pips under it shows a 4S (read 4S before
+    # session seven; a 7C was read 4S, a 5H 4H, a 10H 4H)
+    s = _pile(family, code, seed)
+    got = {}
+    for where, palm in PALMS.items():
+        got[where] = reader.read_pile(_covered(s, CORNER_TIPS + [palm]), s.before, s.card_px).code
+    assert all(g in (None, code) for g in got.values()), got
+
+
+def test_the_middle_still_names_a_ten_whose_both_indices_are_under_fingertips():
+    # no card has more pips than a 10: hidden pips cannot make it one
+    s = _pile("modern", "TH", 4)
+    r = reader.read_pile(_covered(s, CORNER_TIPS), s.before, s.card_px)
+    assert (r.code, r.way) == ("TH", "middle")
+
+
+def test_the_middle_alone_does_not_name_a_card_of_few_pips_when_both_corners_are_covered():
+    p = np.zeros((2, 53), np.float32)
+    p[:, 52] = 0.97                        # both corners: no index to be seen (fingers)
+    p[:, 0] = 0.03
+    pm = np.zeros(53, np.float32)
+    pm[cardnet.CODES.index("4S")] = 0.97  # the middle: four spade pips, surely
+    pm[52] = 0.03
+    code, reason, _ = reader.combined_decision(p, pm)
+    assert code is None and "4S" in reason and "covered" in reason
+    pm[:] = 0
+    pm[cardnet.CODES.index("TS")] = 0.97  # ten pips: no card has more
+    pm[52] = 0.03
+    assert reader.combined_decision(p, pm)[:3:2] == ("TS", "middle")
+    p[1, 52], p[1, cardnet.CODES.index("4S")] = 0.3, 0.7    # a corner leans to 4S too
+    pm[:] = 0
+    pm[cardnet.CODES.index("4S")] = 0.97
+    assert reader.combined_decision(p, pm)[0] == "4S"

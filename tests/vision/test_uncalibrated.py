@@ -354,3 +354,109 @@ def test_a_first_photo_found_a_tenth_of_a_space_off_is_settled_the_right_way_rou
                "camera=overhead,seed=779525885", DARK_TURN, 0.32945884929992636, 551059337)
     image = darken_table(r.image, r.corners, 0.34708067383498264)
     _read_first_frame(image, r, most_wrong=1)
+
+
+POOR_CAMERA = """\
+. . . . . . . B . .
+. G . . . . . . . .
+. . . . . . . . . .
+. R . . . . . . . .
+. . B R . . G . . .
+. R . . . . . . . .
+. R . R . R . . . .
+W . . . G . . R . .
+. G . . . G . . . .
+. . . . . . . . . ."""
+
+
+def test_a_poor_cameras_photo_prints_no_white_chip_on_a_bare_space_whose_twin_holds_a_chip():
+    # the lens development set (seed 82, scene 18): a plain printing on a glossy board seen
+    # by a poor camera (JPEG 37, defocus, noise, tilted 25 degrees, a lens bend). An empty
+    # space whose middle is plain paper differs from its twin, which holds a chip: the
+    # twins' reading took it for a white chip and the model, 60-70 % sure, agreed; it was
+    # printed as a white chip (session 7's rule). A white reading now needs the model 70 %
+    # sure, a coloured chip 30 % (session 8): no space is printed wrong.
+    lk = parse_look("art=plain,board=glossy,chips=opaque,table=cloth,hand=sleeve,"
+                    "light=daylight,camera=overhead,seed=77003719")
+    c = replace(look_conditions(lk), tilt_deg=25.5, rotation_deg=-62.2, scale=0.744,
+                offset=(-0.027, 0.024), distortion=-0.0577, kelvin=5552, brightness=0.909,
+                uneven=0.071, noise=4.94, blur=1.41, jpeg=37, light_seed=279140332)
+    r = render(LAYOUT, Observation.parse(POOR_CAMERA), c, seed=110467641, look=lk)
+    reading = BoardReader(None, LAYOUT).read(r.image)
+    assert reading.found, reading.problem
+    assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
+    states = reading.observation.states
+    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
+    assert wrong == [] and len(unknown) <= 6, (wrong, unknown)
+
+
+CROWDED_TRANSLUCENT = """\
+. B B R . G R R B .
+. G R . R B . . W .
+. . R B . . . B . R
+B G W R R B B R G B
+B . B R . . . B W W
+. . R G R B . . . .
+B B B R . . . . . .
+. . W . B . W . . .
+R B . . . R . . . B
+. G G B . R G G B ."""
+
+
+def test_a_crowded_board_is_never_read_on_a_grid_settled_off_its_chips():
+    # the wild development set (seed 81, scene 14): 52 translucent chips on a glossy board
+    # under a lamp's steep gradient and a glare spot, seen tilted 27 degrees through a lens
+    # bend. Four pairs are bare under the true grid; the bare pairs settled a candidate
+    # (0.08 of a space off as found) to a grid shrunk 0.43 of a space at a corner, under
+    # which 14 pairs looked bare and the check passed: the whole scene was read on it
+    # (session 7). The chips centred under that grid are 10 of the candidate's 44: refused
+    # (session 8). A wrong grid is worse than a frame left unread.
+    lk = parse_look("art=ornate,board=glossy,chips=translucent,table=cloth,hand=sleeve,"
+                    "light=lamp,camera=angled,seed=747959193")
+    c = replace(look_conditions(lk), tilt_deg=26.66, rotation_deg=-33.3, scale=0.7374,
+                offset=(-0.0357, 0.0251), distortion=-0.0361, kelvin=3209, brightness=0.9077,
+                uneven=0.6253, shadow=0.2785, glare=1, noise=3.58, blur=0.727, jpeg=67,
+                light_seed=735352113)
+    r = render(LAYOUT, Observation.parse(CROWDED_TRANSLUCENT), c, seed=312728359, look=lk)
+    reading = BoardReader(None, LAYOUT).read(r.image)
+    if reading.found:
+        assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
+    else:
+        assert "board" in reading.problem or "grid" in reading.problem, reading.problem
+
+
+GLARE_BOARD = """\
+. B W R G . . G W .
+. . R . . G . B . .
+. . B B G R . . R .
+G R W . . R R G . G
+R B . . G . G . W G
+B . B . B . . R . W
+. . B R W R G G . B
+B . B . B B . B . R
+R B . . R . . G . G
+. . . . . . . . . ."""
+
+
+def test_a_glare_spot_is_not_taken_for_a_hand_round_it_without_calibration():
+    # the wild development set (seed 81, scene 8): a lamp's glare spot on a mat board with
+    # translucent chips. Round the spot the paper is whitened, its colour changed, and the
+    # twins' reading took that for a cover: three by three spaces round it read unknown
+    # (7 of them with the truth sure). The paper there is brighter than the board's light,
+    # which no hand or shadow makes: not a cover (session 8), only the spot itself unknown
+    lk = parse_look("art=shipped,board=mat,chips=translucent,table=wood,hand=sleeve,"
+                    "light=lamp,camera=overhead,seed=70783509")
+    c = replace(look_conditions(lk), tilt_deg=10.3, rotation_deg=15.61, scale=0.8344,
+                offset=(-0.0192, 0.0135), kelvin=3014, brightness=0.79, uneven=0.4038,
+                shadow=0.4562, glare=1, noise=2.53, light_seed=191090996)
+    r = render(LAYOUT, Observation.parse(GLARE_BOARD), c, seed=472025581, look=lk)
+    reading = BoardReader(None, LAYOUT).read(r.image)
+    assert reading.found, reading.problem
+    assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
+    states = reading.observation.states
+    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN and not r.unsure[i]]
+    assert wrong == [] and len(unknown) <= 3, (wrong, unknown)

@@ -50,9 +50,21 @@ MID_SURE = 0.9           # the middle alone names the card (no corner names anot
 MID_CONFIRM = 0.5        # the middle confirms the card one corner alone names
 MID_VETO = 0.9           # the middle names another card this surely: the corners' card is doubted
 CORNER_VETO = 0.3        # a corner names another card this surely: the middle's card is doubted
-# Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five")
-SETTLE_SURE = 0.9        # one card read this surely both ways (a corner and the middle) ...
-SETTLE_OTHER = 0.5       # ... and no other card read both ways this surely: the first is named
+#: with both index corners covered, the middle does not name a card whose pips may be partly
+#: hidden (every number card but the 10: hiding pips makes a card of fewer pips; session seven)
+HIDDEN_PIPS = True
+FEWER_PIPS = "A23456789"
+# A corner and the middle together (session seven, chosen on tuned piles, docs/cards.md)
+COMBINE_CORNER = 0.8     # a corner names the card this surely (under NET_ONE) ...
+COMBINE_MID = 0.3        # ... and the middle's likeliest card is the same this surely: named
+# Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five"
+# and "Session seven")
+SETTLE_SURE = 0.9        # one card read this surely two ways (a corner and the middle) ...
+SETTLE_OTHER = 0.5       # ... and no other card read two ways this surely: the first is named
+SETTLE_BELOW = True      # rectangles reading a card there before are left out first
+SETTLE_TWO_CORNERS = True   # both corners sure count as two ways, as a corner and the middle
+SETTLE_EDGE = 2.0        # none read two ways: the rectangle on edges this many times stronger
+SETTLE_EDGE_MID = 0.5    # ... names its card, when the middle finds it likeliest this surely
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 COARSE_SIDE = 14                   # points a side in the finder's first, coarse search
 COARSE_STRIDE = 3                  # ... and every how many changed-paper points it counts
@@ -310,7 +322,8 @@ def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = N
     anything else is unknown. ``t`` overrides thresholds by name (the tuning grid)."""
     t = t or {}
     g = {k: t.get(k, globals()[k]) for k in ("NET_BOTH", "NET_ONE", "NET_OTHER_NONE", "MID_SURE",
-                                             "MID_CONFIRM", "MID_VETO", "CORNER_VETO")}
+                                             "MID_CONFIRM", "MID_VETO", "CORNER_VETO",
+                                             "COMBINE_CORNER", "COMBINE_MID")}
     code, reason = net_decision(p, pips, g["NET_BOTH"], g["NET_ONE"], g["NET_OTHER_NONE"])
     if pm is None:
         return code, reason, "index" if code else ""
@@ -329,8 +342,15 @@ def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = N
     if other:
         return None, reason + f"; the middle reads {mid} but a corner {other[0]}", ""
     need = g["MID_CONFIRM"] if mid in corner else g["MID_SURE"]
+    if mid in corner and max(float(p[j, m]) for j in range(2)) >= g["COMBINE_CORNER"]:
+        need = min(need, g["COMBINE_MID"])   # a corner fairly sure and the middle agreeing
     if mconf < need:
         return None, reason + f"; the middle reads {mid}, not surely ({mconf:.2f})", ""
+    if HIDDEN_PIPS and mid[0] in FEWER_PIPS and all(i == cardnet.NONE for i in k):
+        # both index corners are covered: so may be some pips, and the middle counts the
+        # pips it sees (a 9S with a palm over its middle shows the four pips of a 4S)
+        return None, reason + f"; the middle reads {mid}, but both index corners are " \
+            "covered and so may be some of its pips", ""
     want = PIP_COUNT.get(mid[0])
     if want is not None and pips is not None and pips != want:
         return None, f"the middle reads {mid} but {pips} pips were counted", ""
@@ -626,6 +646,8 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
 LINES = True
 #: settle rectangles that read different cards (:func:`_settle`)
 SETTLE = True
+#: a card read only where it was read in the picture before too is a card below: unknown
+BELOW_GUARD = True
 
 
 def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
@@ -652,25 +674,35 @@ def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | No
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     if len({r.code for r in known}) > 1:
-        settled = _settle(known, before, read) if before is not None and SETTLE else None
+        settled = _settle(known, before, read, after) if before is not None and SETTLE else None
         if settled is not None:
             return settled
         return reading(None, quad=known[0].quad,
                        reason="the card's outline is doubtful: it reads "
                               + " or ".join(sorted({r.code for r in known})))
+    if before is not None and BELOW_GUARD and \
+            all(read(straighten(before, r.quad)).code == r.code for r in known):
+        # every rectangle that names it read the same card in the picture before: a card
+        # below (a rectangle fitted off the new card), not the new one
+        return reading(None, quad=known[0].quad,
+                       reason=f"only a card below is read ({known[0].code}, there before)")
     return known[0]
 
 
 def _two_ways(r, code: str, sure: float) -> bool:
-    """Whether reading ``r`` names ``code`` both ways: a corner and the middle, each with
-    probability at least ``sure`` (False for a reader without both)."""
+    """Whether reading ``r`` names ``code`` two ways: a corner and the middle, or (with
+    ``SETTLE_TWO_CORNERS``) both corners, each with probability at least ``sure`` (False
+    for a reader without both)."""
     if r.probs is None or r.mid_probs is None or code not in cardnet.CODES:
         return False
     j = cardnet.CODES.index(code)
+    if SETTLE_TWO_CORNERS:
+        return sorted([float(r.probs[0, j]), float(r.probs[1, j]),
+                       float(r.mid_probs[j])])[1] >= sure
     return float(r.probs[:, j].max()) >= sure and float(r.mid_probs[j]) >= sure
 
 
-def _settle(known, before, read):
+def _settle(known, before, read, after=None):
     """Rectangles that name different cards: the card named when exactly one of them is read
     surely both ways (a corner and the middle, each >= ``SETTLE_SURE``) on a rectangle that
     did not read it in the picture before (a card below, already there, is not the new
@@ -686,8 +718,14 @@ def _settle(known, before, read):
             seen_before[k] = read(straighten(before, r.quad)).code == r.code
         return seen_before[k]
 
+    if SETTLE_BELOW:
+        new = [r for r in known if not there_before(r)]
+        if new and len({r.code for r in new}) == 1:
+            return new[0]       # the others read a card below, there before
     strong = {r.code for r in known if _two_ways(r, r.code, SETTLE_SURE)
               and not there_before(r)}
+    if not strong and SETTLE_EDGE:
+        return _settle_by_edges(known, after, there_before)
     if len(strong) != 1:
         return None
     code = strong.pop()
@@ -695,6 +733,35 @@ def _settle(known, before, read):
         if r.code != code and _two_ways(r, r.code, SETTLE_OTHER) and not there_before(r):
             return None
     return next(r for r in known if r.code == code and _two_ways(r, code, SETTLE_SURE))
+
+
+def _settle_by_edges(known, after, there_before):
+    """Rectangles that disagree, none read surely both ways: the card of the rectangle whose
+    outline lies on the strongest edges (the median edge strength along it,
+    :func:`_edge_score`), when it is at least ``SETTLE_EDGE`` times that of every rectangle
+    naming another card (a rectangle fitted on the card's own outline against one half on a
+    card below or on a hand), a corner reads it surely (``SETTLE_SURE``) and the middle finds
+    it likeliest (at least ``SETTLE_EDGE_MID``). Cards read there before are left out.
+    Otherwise None (unknown)."""
+    if after is None:
+        return None
+    cand = [r for r in known if not there_before(r)]
+    if not cand:
+        return None
+    edge = {id(r): _edge_score(after, r.quad) for r in cand}
+    best = max(cand, key=lambda r: edge[id(r)])
+    if best.probs is None or best.mid_probs is None:
+        return None
+    j = cardnet.CODES.index(best.code)
+    if int(np.argmax(best.mid_probs)) != j or float(best.mid_probs[j]) < SETTLE_EDGE_MID \
+            or float(best.probs[:, j].max()) < SETTLE_SURE:
+        return None
+    others = [r for r in cand if r.code != best.code]
+    if any(_two_ways(r, r.code, SETTLE_OTHER) for r in others):
+        return None     # another card read two ways: two cards, not one and an outline off it
+    if all(edge[id(best)] >= SETTLE_EDGE * edge[id(r)] for r in others):
+        return best
+    return None
 
 
 def _edge_score(img: np.ndarray, quad: np.ndarray) -> float:
