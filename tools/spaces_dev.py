@@ -24,6 +24,9 @@ Examples::
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx /tmp/new.onnx
     python -m tools.spaces_dev compare /tmp/dev9.npz --model vision/models/spaces.onnx \
         --second /tmp/s800.onnx
+    python -m tools.spaces_dev make /tmp/shift21.npz --seed 21 --scenes 40 --photometric 0.5 --shift
+    python -m tools.spaces_dev compare /tmp/shift21.npz --model vision/models/spaces.onnx \
+        --prototypes "3,0.5,0;3,0.5,10"
 """
 
 from __future__ import annotations
@@ -39,7 +42,57 @@ import numpy as np
 STATES = "." + "BGRW" + "?"     # index of each state in the stored sets (EMPTY ... UNKNOWN)
 
 
-def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress) -> None:
+def shift_draw(rng: np.random.Generator) -> dict:
+    """A scene's "shifted" changes (session eight): generic changes of the picture that the
+    renderer never draws and the training never saw in these forms, to choose bars that do
+    not only fit the renderer. Each is drawn for the scene (about half of them each): a
+    gamma and a colour cast stronger than the training's, the chips' hues turned (every
+    saturated colour's hue turned by up to 25 degrees), the saturation scaled (0.55-1.5),
+    heavier defocus (sigma 1.4-2.6 px), heavier JPEG (quality 12-35) and vignetting (the
+    corners of the picture down to 45-80 % of the centre)."""
+    d = {"gamma": float(rng.uniform(0.6, 1.6)) if rng.random() < 0.5 else 1.0,
+         "cast": rng.uniform(0.7, 1.3, 3).astype(np.float32) if rng.random() < 0.5
+         else np.ones(3, np.float32),
+         "hue": float(rng.uniform(-25, 25)) if rng.random() < 0.5 else 0.0,
+         "sat": float(np.exp(rng.uniform(np.log(0.55), np.log(1.5)))) if rng.random() < 0.5
+         else 1.0,
+         "blur": float(rng.uniform(1.4, 2.6)) if rng.random() < 0.4 else 0.0,
+         "jpeg": int(rng.integers(12, 36)) if rng.random() < 0.4 else 0,
+         "vignette": float(rng.uniform(0.45, 0.8)) if rng.random() < 0.5 else 1.0}
+    if all(d[k] == v for k, v in (("gamma", 1.0), ("hue", 0.0), ("sat", 1.0), ("blur", 0.0),
+                                   ("jpeg", 0), ("vignette", 1.0))) and (d["cast"] == 1).all():
+        d["hue"] = float(rng.uniform(-25, 25))
+    return d
+
+
+def shifted(img: np.ndarray, d: dict) -> np.ndarray:
+    """``img`` (BGR) through the scene's shifted changes :func:`shift_draw`."""
+    import cv2
+    out = img
+    if d["hue"] or d["sat"] != 1.0:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV_FULL).astype(np.float32)
+        turn = d["hue"] / 360.0 * 256.0 * np.clip((hsv[..., 1] - 40.0) / 60.0, 0, 1)
+        hsv[..., 0] = np.mod(hsv[..., 0] + turn, 256.0)
+        hsv[..., 1] = np.clip(hsv[..., 1] * d["sat"], 0, 255)
+        out = cv2.cvtColor(np.clip(hsv + 0.5, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR_FULL)
+    x = out.astype(np.float32) / 255.0
+    if d["vignette"] < 1.0:
+        h, w = x.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        r2 = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2
+        x = x * (1.0 - (1.0 - d["vignette"]) * np.clip(r2 / 2.0, 0, 1))[..., None]
+    x = np.clip(x * d["cast"], 0, 1) ** d["gamma"]
+    out = np.clip(x * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    if d["blur"]:
+        out = cv2.GaussianBlur(out, (0, 0), d["blur"])
+    if d["jpeg"]:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, d["jpeg"]])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
+         shift: bool = False) -> None:
     import cv2
     cv2.setNumThreads(1)
     from engine.game import builtin_layout
@@ -73,7 +126,9 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress)
             base = {"level": float(np.exp(prng.uniform(np.log(0.3), 0.0))),
                     "gamma": float(prng.uniform(0.75, 1.35)),
                     "cast": prng.uniform(0.82, 1.18, 3).astype(np.float32)}
+        sh = shift_draw(prng) if shift else None
         img = photometric(empty.image, prng, base) if base else empty.image
+        img = shifted(img, sh) if sh else img
         ref = Reference.from_features(features(straighten(img, corners, layout), 10, 10))
         for k in range(frames):
             hand = k % 3 == 2
@@ -82,6 +137,7 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress)
             board = random_board(layout, rng, fill=float(rng.uniform(0.1, 0.6)))
             r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
             img = photometric(r.image, prng, base) if base else r.image
+            img = shifted(img, sh) if sh else img
             cr = np.float32(corners + rng.normal(0, 0.01 * space, (4, 2)))
             f = features(straighten(img, cr, layout), 10, 10)
             st, cf, hd = classify(f, ref, layout.free, 9.0, layout.cols)
@@ -99,13 +155,16 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress)
             rec["hand"].append(hand)
             rec["blown"].append(f.paper.min(axis=1) >= 250)
         progress(f"scene {s + 1}/{scenes} ({time.time() - t0:.0f} s): {looks[-1]}"
-                 + (" + photometric" if base else ""))
+                 + (" + photometric" if base else "")
+                 + (" + shifted " + ", ".join(f"{k} {np.round(v, 2)}" for k, v in sh.items())
+                    if sh else ""))
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, looks=np.array(looks), **{k: np.array(v) for k, v in rec.items()})
     progress(f"saved {out}: {scenes * frames} frames")
 
 
-KEYS = ("x", "ref", "fst", "fconf", "fhand", "truth", "under", "occ", "unsure", "hand", "blown")
+KEYS = ("x", "ref", "fst", "fconf", "fhand", "truth", "under", "occ", "unsure", "hand", "blown",
+        "scene")
 
 
 def load(path: Path) -> dict:
@@ -118,7 +177,7 @@ def load(path: Path) -> dict:
     if not hasattr(d, "files"):
         raise ValueError(f"{path}: not a development set (one array, not a .npz)")
     with d:
-        missing = [k for k in KEYS if k != "blown" and k not in d.files]
+        missing = [k for k in KEYS if k not in ("blown", "scene") and k not in d.files]
         if missing:
             raise ValueError(f"{path}: not a development set (no {missing[0]!r})")
         return {k: d[k] for k in KEYS if k in d.files}
@@ -209,9 +268,32 @@ def score(d: dict, states: np.ndarray) -> dict:
             "boards": round(float(right.all(1)[nohand].mean()), 3) if nohand.any() else None}
 
 
+def with_prototypes(d: dict, probs: np.ndarray, states: np.ndarray, bars: tuple) -> np.ndarray:
+    """``states`` (the rule's, every stored frame) after the board's-own-chips pass
+    (vision/prototypes.py) with ``bars`` (near, ratio, far): the prototypes kept over the
+    frames of a scene, as one reader keeps them over a game."""
+    from engine.observation import SpaceState
+
+    from vision.prototypes import Prototypes, settle
+    from vision.spacenet import COVERED
+    objs = [SpaceState(c) for c in STATES]
+    scenes = d.get("scene", np.zeros(len(probs), int))
+    out, memory = [], None
+    for i in range(len(probs)):
+        if i == 0 or scenes[i] != scenes[i - 1]:
+            memory = Prototypes()
+        hand = (probs[i].argmax(1) == COVERED) | (probs[i][:, COVERED] >= 0.5)
+        got, _ = settle(probs[i], [objs[v] for v in states[i]], np.ones(len(hand)), hand,
+                        frame_inputs(d["x"][i], d["ref"][i]), 10, memory,
+                        d["blown"][i].astype(bool) if "blown" in d else None, *bars)
+        out.append([STATES.index(v.value) for v in got])
+    return np.array(out)
+
+
 def compare(sets: list[Path], models: list[Path], rule: tuple,
             second: Path | None = None, veto: Path | None = None,
-            bars: tuple = (), veto_empty: bool = False, below: float = 1.01) -> list[dict]:
+            bars: tuple = (), veto_empty: bool = False, below: float = 1.01,
+            protos: tuple = ()) -> list[dict]:
     from vision.spacenet import SpaceNet, VetoNet
     rows = []
     data = [(p, load(p)) for p in sets]
@@ -226,6 +308,10 @@ def compare(sets: list[Path], models: list[Path], rule: tuple,
                          **score(d, probs.argmax(-1))})
             states = combined(d, probs, rule, disputed)
             rows.append({"set": str(p), "model": name, "how": "rule", **score(d, states)})
+            for pb in protos:
+                rows.append({"set": str(p), "model": name,
+                             "how": "rule+protos@" + ",".join(f"{v:g}" for v in pb),
+                             **score(d, with_prototypes(d, probs, states, pb))})
             if vnet is not None:
                 vp = veto_probabilities(vnet, d)
                 rows.append({"set": str(p), "model": str(veto), "how": "veto-argmax",
@@ -256,6 +342,10 @@ def main(argv=None) -> int:
     mk.add_argument("--frames", type=int, default=9, help="frames a scene (a hand in every third)")
     mk.add_argument("--photometric", type=float, default=0.8,
                     help="share of the scenes with generic light and camera changes (default 0.8)")
+    mk.add_argument("--shift", action="store_true",
+                    help="every scene also through changes the renderer never draws (gamma and "
+                         "colour casts, chips' hues turned, saturation, heavy blur and JPEG, "
+                         "vignetting: shift_draw); session eight's third split")
     cp = sub.add_parser("compare", help="replay stored sets through model files and the rule")
     cp.add_argument("sets", type=Path, nargs="+")
     cp.add_argument("--model", type=Path, nargs="+", required=True)
@@ -276,6 +366,9 @@ def main(argv=None) -> int:
     cp.add_argument("--veto-empty", action="store_true",
                     help="the veto is asked about spaces read empty too (default: chips and "
                          "white only, as the reader)")
+    cp.add_argument("--prototypes", default=None, metavar="NEAR,RATIO,FAR[;...]",
+                    help="the board's-own-chips pass (vision/prototypes.py) after the rule, "
+                         "with each set of bars (';' between sets; e.g. 3,0.5,10)")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
     args = ap.parse_args(argv)
 
@@ -283,7 +376,8 @@ def main(argv=None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     if args.cmd == "make":
-        make(args.out, args.seed, args.scenes, args.frames, args.photometric, progress)
+        make(args.out, args.seed, args.scenes, args.frames, args.photometric, progress,
+             args.shift)
         return 0
     from vision.reader import COMBINE
     from vision.spacenet import ModelError
@@ -302,10 +396,19 @@ def main(argv=None) -> int:
         print(f"error: --veto-bar {args.veto_bar!r}: numbers, comma-separated", file=sys.stderr)
         return 2
     try:
+        protos = tuple(tuple(float(v) for v in grp.split(",")) for grp in
+                       args.prototypes.split(";")) if args.prototypes else ()
+        if any(len(g) != 3 for g in protos):
+            raise ValueError
+    except ValueError:
+        print(f"error: --prototypes {args.prototypes!r}: three numbers (near, ratio, far) a "
+              "set, comma-separated, sets separated by ';'", file=sys.stderr)
+        return 2
+    try:
         from vision.reader import VETO_ASK_BELOW
         rows = compare(args.sets, args.model, rule, args.second, args.veto, bars,
                        args.veto_empty,
-                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below)
+                       VETO_ASK_BELOW if args.veto_below is None else args.veto_below, protos)
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -168,13 +168,16 @@ class BoardReader:
     """Reads frames of one board. ``markers=True`` finds it by its ArUco corner markers."""
 
     def __init__(self, calibration: Calibration | None, layout: Layout, markers: bool = False,
-                 model=True, veto=True) -> None:
+                 model=True, veto=True, prototypes=None) -> None:
         """``model``: the learned space classifier (vision/spacenet.py): True for the shipped
         one (raises :class:`~vision.spacenet.ModelError` when its file is missing or
         broken), a :class:`~vision.spacenet.SpaceNet`, or False for the hand-written
         features alone. ``veto``: the veto model (:data:`VETO_BAR`): True for the shipped
         one or ``SEQBOARD_SPACE_VETO``'s (raises ModelError likewise), a
-        :class:`~vision.spacenet.VetoNet`, or False for none; asked on calibrated boards."""
+        :class:`~vision.spacenet.VetoNet`, or False for none; asked on calibrated boards.
+        ``prototypes``: the pass of vision/prototypes.py (unsure spaces settled by the
+        board's own confident chips) on calibrated boards: True, False, or None for
+        ``SEQBOARD_SPACE_PROTOTYPES`` (on unless set to off)."""
         if model is True:
             from .spacenet import shared_model
             model = shared_model()
@@ -183,6 +186,11 @@ class BoardReader:
             from .spacenet import shared_veto
             veto = shared_veto() if self.model is not None else None
         self.veto = veto or None
+        if prototypes is None:
+            from .prototypes import enabled
+            prototypes = enabled()
+        from .prototypes import Prototypes
+        self._prototypes = Prototypes() if prototypes and self.model is not None else None
         self.layout = layout
         self.calibration = calibration
         self.markers = markers or (calibration is not None and calibration.method == "aruco")
@@ -262,6 +270,11 @@ class BoardReader:
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
                                                   disputed=disputed, lone=lone)
+            if self._prototypes is not None and self.calibration is not None:
+                # the board's own chips as evidence (session eight, vision/prototypes.py)
+                from .prototypes import settle
+                states, conf = settle(probs, states, conf, hand, inputs, lay.cols,
+                                      self._prototypes, blown=f.paper.min(axis=1) >= 250)
             if self.veto is not None and VETO_BAR and self.calibration is not None:
                 t4 = time.perf_counter()
                 states, conf = self._vetoed(inputs, probs, states, conf, hand)

@@ -37,6 +37,27 @@ def test_a_stored_set_replays_through_the_shipped_model_and_the_rule(tmp_path, c
     assert rows["rule+veto@1.01"]["right"] < 0.9 < rows["rule+veto@0.3"]["right"]
 
 
+def test_a_shifted_set_and_the_board_own_chips_pass_replay(tmp_path, capsys):
+    # session eight's third split: the same scenes through changes the renderer never
+    # draws; and the prototypes pass replayed after the rule
+    plain, shifted = tmp_path / "plain.npz", tmp_path / "shifted.npz"
+    for out, extra in ((plain, []), (shifted, ["--shift"])):
+        assert main(["make", str(out), "--seed", "9", "--scenes", "1", "--frames", "3",
+                     *extra]) == 0
+    with np.load(plain) as a, np.load(shifted) as b:
+        assert (a["truth"] == b["truth"]).all()            # the same boards ...
+        assert np.abs(a["x"].astype(int) - b["x"]).mean() > 2   # ... seen otherwise
+    capsys.readouterr()
+    assert main(["compare", str(shifted), "--model", str(MODEL_PATH), "--json",
+                 "--prototypes", "3,0.5,0;3,0.5,10"]) == 0
+    rows = {r["how"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(rows) == {"argmax", "rule", "rule+protos@3,0.5,0", "rule+protos@3,0.5,10"}
+    assert rows["rule+protos@3,0.5,0"]["under_hands"] == 0
+    assert main(["compare", str(shifted), "--model", str(MODEL_PATH), "--prototypes",
+                 "3,0.5"]) == 2
+    assert "--prototypes" in capsys.readouterr().err
+
+
 def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
     bad = tmp_path / "notaset.npz"
     np.savez(bad, a=np.zeros(3))
