@@ -208,7 +208,7 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
         pg.fill("#pin", "8642")
         pg.click("#login button")
         pg.click("#cal-capture")
-        expect(pg.locator("#cal-msg")).to_contain_text("Board found (outline)")
+        expect(pg.locator("#cal-msg")).to_contain_text("Board found (outline)", timeout=60000)
         expect(pg.locator("#cal-picture")).to_be_visible()
         pg.wait_for_function("document.getElementById('cal-picture').naturalWidth > 0")
         assert pg.evaluate("document.getElementById('cal-picture').naturalWidth") == 1280
@@ -220,10 +220,10 @@ def test_calibration_driven_from_the_page(browser, tmp_path):
         box = pg.locator("#cal-picture").bounding_box()
         scale = box["width"] / 1280
         pg.locator("#cal-picture").click(position={"x": 1115 * scale, "y": 305 * scale})
-        expect(pg.locator("#cal-pile-msg")).to_contain_text("Seat 1's pile found")
+        expect(pg.locator("#cal-pile-msg")).to_contain_text("Seat 1's pile found", timeout=30000)
         expect(pg.locator("#cal-pile-seat")).to_have_value("2")
         pg.click("#cal-save")
-        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out))
+        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out), timeout=30000)
         assert out.exists() and out.with_suffix(".png").exists()
         piles = json.loads(out.with_name("cal.piles.json").read_text())["piles"]
         assert [p["seat"] for p in piles] == [1] and abs(piles[0]["x"] - 1120) < 15
@@ -248,18 +248,19 @@ def test_the_jewish_add_and_remove_cards_kept_from_the_calibration_page(browser,
         pg.click("#login button")
         expect(pg.locator("#cal-capture")).to_be_enabled()
         pg.click("#cal-capture")
-        expect(pg.locator("#cal-msg")).to_contain_text("Board found")
+        expect(pg.locator("#cal-msg")).to_contain_text("Board found", timeout=60000)
         expect(pg.locator("#cal-words")).to_be_visible()
         pg.click("#cal-word-add")                          # not laid yet
-        expect(pg.locator("#cal-word-msg")).to_contain_text("Card not kept: no card found")
+        expect(pg.locator("#cal-word-msg")).to_contain_text("Card not kept: no card found",
+                                                            timeout=30000)
         table["now"] = add
         pg.click("#cal-word-add")
-        expect(pg.locator("#cal-word-msg")).to_have_text("The ADD card kept")
+        expect(pg.locator("#cal-word-msg")).to_have_text("The ADD card kept", timeout=30000)
         table["now"] = both
         pg.click("#cal-word-remove")
-        expect(pg.locator("#cal-word-msg")).to_have_text("The REMOVE card kept")
+        expect(pg.locator("#cal-word-msg")).to_have_text("The REMOVE card kept", timeout=30000)
         pg.click("#cal-save")
-        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out))
+        expect(pg.locator("#cal-msg")).to_contain_text("Saved " + str(out), timeout=30000)
         refs = JewishReferences.load(out.with_name("cal.jewish.npz"))
         assert refs.words == {"ADD", "REMOVE"}
     finally:
