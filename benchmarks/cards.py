@@ -81,7 +81,6 @@ def table_games(n_games: int, seed: int, split: str = "heldout", max_turns: int 
     from pathlib import Path
 
     from engine.game import Game
-    from engine.moves import Move
     from engine.observation import SpaceState
     from engine.players import GreedyPlayer
     from engine.record import parse_record, replay

@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True))
     say(f"glitches: {args.glitches} single-snapshot glitches and {late} late snapshots ...")
     out.update(measure_glitches(args.glitches, late))
-    say(f"bad inputs: the corpus ...")
+    say("bad inputs: the corpus ...")
     out.update(measure_bad_inputs())
     say("dashboard ...")
     out.update(dashboard_figures(args.quick))

@@ -52,7 +52,7 @@ from dataclasses import replace
 import numpy as np
 
 from engine.game import builtin_layout
-from engine.observation import Observation, SpaceState
+from engine.observation import SpaceState
 from vision.looks import draw_look, look_conditions
 from vision.reader import BoardReader
 from vision.synth import kelvin_gains, random_board, render

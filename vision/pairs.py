@@ -242,7 +242,6 @@ def pair_orientation(frame: np.ndarray, corners: np.ndarray, layout: Layout
     options = [np.roll(np.float32(corners), -k, axis=0) for k in range(4)]
     if layout.rows != layout.cols:
         options = options[::2]
-    n = layout.rows
     if layout.rows == layout.cols and _pairs_symmetric(layout, pairs):
         return None
     spaces = np.array(sorted({s for p in pairs for s in p}))

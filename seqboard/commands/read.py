@@ -36,8 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from engine.game import builtin_layout
     from vision.calibration import CalibrationError, load_calibration
     from vision.reader import BoardReader

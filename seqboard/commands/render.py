@@ -97,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    import cv2
     import numpy as np
 
     from engine.game import builtin_layout

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import random
 import time
+from typing import TYPE_CHECKING
 
 from engine.moves import Move
 from engine.players import make_player
 from engine.search import seat_view
 
 from ..session import Event, Session
+
+if TYPE_CHECKING:
+    from engine.game import Game
 
 SEED_STRIDE = 100_003
 

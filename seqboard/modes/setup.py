@@ -131,7 +131,7 @@ class Guide:
         if not text:
             print(file=self.out)
             written = "configuration" in self.done
-            raise InputEnded(f"setup: the input ended before the last answer; "
+            raise InputEnded("setup: the input ended before the last answer; "
                              + (f"{self.path} was written and checked" if written else
                                 f"nothing written to {self.path}"))
         return text.strip()

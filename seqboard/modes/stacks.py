@@ -306,7 +306,7 @@ class StacksTable:
     def run_computers(self, limit: int = 500) -> None:
         """Let the computer seats play until a person must act."""
         g = self.game
-        for _ in range(limit):
+        for _turn in range(limit):
             if g.over or self.waiting_block:
                 return
             if g.pending is not None:

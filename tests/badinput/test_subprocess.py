@@ -7,8 +7,6 @@ import resource
 import subprocess
 import sys
 
-import pytest
-
 from .cases import nested, png_header, real_png
 
 MEMORY = 1_500_000_000      # bytes of address space: far above what a refusal needs

@@ -14,7 +14,7 @@ from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
 from seqboard.sources.calibrator import Calibrator
 from seqboard.cli import main
-from vision.calibration import GridRefused, calibrate
+from vision.calibration import calibrate
 from vision.looks import Look, look_conditions
 from vision.pairs import check_grid, shifted
 from vision.synth import render

@@ -463,8 +463,6 @@ def _fit_rect(after: np.ndarray, cm: np.ndarray, card_px: float | None,
     c = max(cs, key=cv2.contourArea)
     rect = cv2.minAreaRect(cv2.convexHull(c))
     (cx, cy), (w0, h0) = rect[0], rect[1]
-    bp = cv2.boxPoints(rect)
-    ang0 = float(np.degrees(np.arctan2(bp[1, 1] - bp[0, 1], bp[1, 0] - bp[0, 0])))
     L = card_px or max(w0, h0)
     if cv2.contourArea(c) < 0.05 * L * L / 1.4:
         return None

@@ -24,7 +24,7 @@ import numpy as np
 from . import midnet, reader
 from .scene import render_pile
 from .styles import CODES
-from .train_net import _jitter, _to_u8, augment, softened, training_style
+from .train_net import _jitter, _to_u8, softened, training_style
 
 NONE_COVER = 0.55      # a card more covered than this by the hand: ``none``
 
