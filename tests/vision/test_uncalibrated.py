@@ -75,6 +75,17 @@ def _space(r) -> float:
     return float(np.linalg.norm(r.grid_corners[1] - r.grid_corners[0])) / LAYOUT.cols
 
 
+def _wrong_and_unknown(reading, r, unsure=None):
+    """The spaces a reading gives a state they do not have (index, state), and the spaces
+    it reads unknown (but those ``unsure`` marks: the renderer's own doubtful spaces)."""
+    states = reading.observation.states
+    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
+             if a != t and a is not SpaceState.UNKNOWN]
+    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN
+               and (unsure is None or not unsure[i])]
+    return wrong, unknown
+
+
 def _read_first_frame(image, r, most_wrong: int):
     reading = BoardReader(None, LAYOUT).read(image)
     assert reading.found, reading.problem
@@ -274,10 +285,7 @@ def test_a_dim_photo_prints_no_white_chip_on_an_empty_space():
     image = darken_table(r.image, r.corners, 0.2258687690498352)
     reading = BoardReader(None, LAYOUT).read(image)
     assert reading.found, reading.problem
-    states = reading.observation.states
-    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
-             if a != t and a is not SpaceState.UNKNOWN]
-    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
+    wrong, unknown = _wrong_and_unknown(reading, r)
     assert wrong == [] and len(unknown) <= 4, (wrong, unknown)
 
 
@@ -385,10 +393,7 @@ def test_a_poor_cameras_photo_prints_no_white_chip_on_a_bare_space_whose_twin_ho
     reading = BoardReader(None, LAYOUT).read(r.image)
     assert reading.found, reading.problem
     assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
-    states = reading.observation.states
-    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
-             if a != t and a is not SpaceState.UNKNOWN]
-    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
+    wrong, unknown = _wrong_and_unknown(reading, r)
     assert wrong == [] and len(unknown) <= 6, (wrong, unknown)
 
 
@@ -455,8 +460,5 @@ def test_a_glare_spot_is_not_taken_for_a_hand_round_it_without_calibration():
     reading = BoardReader(None, LAYOUT).read(r.image)
     assert reading.found, reading.problem
     assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
-    states = reading.observation.states
-    wrong = [(i, a) for i, (a, t) in enumerate(zip(states, r.truth.states))
-             if a != t and a is not SpaceState.UNKNOWN]
-    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN and not r.unsure[i]]
+    wrong, unknown = _wrong_and_unknown(reading, r, r.unsure)
     assert wrong == [] and len(unknown) <= 3, (wrong, unknown)

@@ -187,15 +187,21 @@ def _box(ink: np.ndarray, shape, edge: bool = False):
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _crop(n: np.ndarray, box, pad: float, size: int) -> np.ndarray:
+def _box_to_square(box, pad: float, size: int) -> np.ndarray:
+    """The affine map of ``box`` (x0, y0, x1, y1), widened by ``pad`` of its size on each
+    side, onto a square of ``size`` pixels."""
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
     src = np.float32([[x0 - pad * bw, y0 - pad * bh], [x1 + pad * bw, y0 - pad * bh],
                       [x1 + pad * bw, y1 + pad * bh]])
     dst = np.float32([[0, 0], [size, 0], [size, size]])
-    m = cv2.getAffineTransform(src, dst)
-    return cv2.warpAffine(n, m, (size, size), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=(1.0, 1.0, 1.0))
+    return cv2.getAffineTransform(src, dst)
+
+
+def _crop(n: np.ndarray, box, pad: float, size: int) -> np.ndarray:
+    return cv2.warpAffine(n, _box_to_square(box, pad, size), (size, size),
+                          flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=(1.0, 1.0, 1.0))
 
 
 def _normalise(img: np.ndarray, paper=None) -> np.ndarray:
@@ -369,14 +375,8 @@ class CoveredPicture:
 
 
 def _crop_mask(m: np.ndarray, box, pad: float, size: int) -> np.ndarray:
-    x0, y0, x1, y1 = box
-    bw, bh = x1 - x0, y1 - y0
-    src = np.float32([[x0 - pad * bw, y0 - pad * bh], [x1 + pad * bw, y0 - pad * bh],
-                      [x1 + pad * bw, y1 + pad * bh]])
-    dst = np.float32([[0, 0], [size, 0], [size, size]])
-    a = cv2.getAffineTransform(src, dst)
-    return cv2.warpAffine(m.astype(np.float32), a, (size, size), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    return cv2.warpAffine(m.astype(np.float32), _box_to_square(box, pad, size), (size, size),
+                          flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
 
 
 def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
