@@ -41,6 +41,13 @@ from engine.observation import SpaceState
 #: run of these bars: spaces right 0.995063 -> 0.99573, wrong rate 0.000253 -> 0.000185,
 #: boards right 0.80 -> 0.8071; docs/vision.md "Session eight")
 ON = True
+#: whether the pass also runs on boards read WITHOUT calibration (session 8b): there a
+#: space's reference channels hold its twin (bare) or nothing (``lone``), so a lone space
+#: has no empty descriptor: it is neither an empty prototype's member nor compared with it
+UNCALIBRATED = False
+#: doubting without calibration (FAR there): never. On the tuned sets of session 8b the
+#: calibrated bars doubted 14 readings without calibration, all of them right
+UNCAL_FAR = 0.0
 #: a reading is a prototype's member when the model gives its state at least this
 MEMBER_SURE = 0.97
 #: at least this many members make a prototype (empty spaces: EMPTY_MEMBERS)
@@ -128,11 +135,14 @@ class Prototypes:
 def settle(probs: np.ndarray, states: list, conf: np.ndarray, hand: np.ndarray,
            inputs: np.ndarray, cols: int, memory: Prototypes | None = None,
            blown: np.ndarray | None = None, near: float = NEAR, ratio: float = RATIO,
-           far: float = FAR, doubt_below: float = DOUBT_BELOW, apart: float = APART
-           ) -> tuple[list, np.ndarray]:
+           far: float = FAR, doubt_below: float = DOUBT_BELOW, apart: float = APART,
+           lone: np.ndarray | None = None) -> tuple[list, np.ndarray]:
     """``states`` and ``conf`` after the pass (module docstring). ``probs``: the model's
     (n, 6) after the second look; ``hand``: the spaces covered (classify_learned's);
-    ``inputs``: the model's input (calibrated: each space beside its empty picture)."""
+    ``inputs``: the model's input (calibrated: each space beside its empty picture).
+    ``lone``: the spaces with no empty picture beside them (read without calibration, the
+    twin holding a chip): no empty descriptor, so they are left out of the empty state's
+    prototype and never compared with it."""
     n = len(states)
     hand = np.asarray(hand, bool)
     beside = hand.copy()
@@ -145,6 +155,8 @@ def settle(probs: np.ndarray, states: list, conf: np.ndarray, hand: np.ndarray,
     members = np.zeros((n, 5), bool)
     ok = ~beside & (cls >= 0)
     members[np.flatnonzero(ok), cls[ok]] = p5[ok, cls[ok]] >= MEMBER_SURE
+    lone = np.zeros(n, bool) if lone is None else np.asarray(lone, bool)
+    members[lone, 0] = False
     desc = descriptors(inputs)
     protos = (memory or Prototypes()).update(desc, members)
     if not protos:
@@ -152,6 +164,7 @@ def settle(probs: np.ndarray, states: list, conf: np.ndarray, hand: np.ndarray,
     z = np.full((n, 5), np.nan, np.float32)
     for k, (centre, spread) in protos.items():
         z[:, k] = np.linalg.norm(desc[:, k] - centre, axis=1) / spread
+    z[lone, 0] = np.nan
     states = list(states)
     conf = np.asarray(conf, np.float32).copy()
     zf = np.where(np.isnan(z), np.inf, z)

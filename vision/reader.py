@@ -270,11 +270,18 @@ class BoardReader:
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
                                                   disputed=disputed, lone=lone)
-            if self._prototypes is not None and self.calibration is not None:
-                # the board's own chips as evidence (session eight, vision/prototypes.py)
-                from .prototypes import settle
-                states, conf = settle(probs, states, conf, hand, inputs, lay.cols,
-                                      self._prototypes, blown=f.paper.min(axis=1) >= 250)
+            from . import prototypes as _protos
+            if self._prototypes is not None and (self.calibration is not None
+                                                 or _protos.UNCALIBRATED):
+                # the board's own chips as evidence (session eight, vision/prototypes.py);
+                # without calibration a space with nothing beside it has no empty descriptor
+                alone = None if self.calibration is not None else \
+                    ~np.abs(inputs[:, 3:6]).reshape(len(inputs), -1).any(axis=1)
+                states, conf = _protos.settle(probs, states, conf, hand, inputs, lay.cols,
+                                              self._prototypes,
+                                              blown=f.paper.min(axis=1) >= 250, lone=alone,
+                                              far=_protos.FAR if alone is None
+                                              else _protos.UNCAL_FAR)
             if self.veto is not None and VETO_BAR and self.calibration is not None:
                 t4 = time.perf_counter()
                 states, conf = self._vetoed(inputs, probs, states, conf, hand)
