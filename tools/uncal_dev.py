@@ -189,6 +189,24 @@ def why(img: np.ndarray, g: np.ndarray, layout) -> tuple[str, str]:
     return "lost", detail
 
 
+def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: float,
+                extras: dict, k: int):
+    """Frame ``k`` of a scene drawn by :func:`scene`: a random board, the light varied a
+    little, rendered and dressed (table darkened, mixed light, busy table). Returns the
+    board, the conditions, the render and the picture."""
+    board = random_board(layout, rng, fill=float(rng.uniform(*fill)))
+    c = replace(cond, brightness=cond.brightness * float(rng.uniform(0.94, 1.06)))
+    r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
+    img = r.image
+    if table_dim != 1.0:
+        img = darken_table(img, r.corners, table_dim)
+    if "mixed" in extras:
+        img = mixed_light(img, *extras["mixed"])
+    if "busy" in extras:
+        img = busy_table(img, r.corners, extras["busy"] + k)
+    return board, c, r, img
+
+
 def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = "",
         true_grid: bool = False, diagnose: bool = False) -> dict:
     layout = builtin_layout("classic")
@@ -201,20 +219,11 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
         look, cond, fill, table_dim, extras = scene(kind, rng)
         reader = BoardReader(None, layout)
         for k in range(4):
-            board = random_board(layout, rng, fill=float(rng.uniform(*fill)))
-            c = replace(cond, brightness=cond.brightness * float(rng.uniform(0.94, 1.06)))
-            r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
-            img = r.image
+            board, c, r, img = scene_frame(layout, rng, look, cond, fill, table_dim, extras, k)
             g = r.grid_corners
             if kind == "edge" and ((g < 1).any() or (g[:, 0] > c.width - 2).any()
                                    or (g[:, 1] > c.height - 2).any()):
                 continue
-            if table_dim != 1.0:
-                img = darken_table(img, r.corners, table_dim)
-            if "mixed" in extras:
-                img = mixed_light(img, *extras["mixed"])
-            if "busy" in extras:
-                img = busy_table(img, r.corners, extras["busy"] + k)
             if true_grid:
                 reader.corners = np.float32(r.grid_corners)
             reading = reader.read(img)

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 
 import numpy as np
 
 from engine.game import builtin_layout
 from engine.observation import SpaceState
-from tools.uncal_dev import darken_table, mixed_light, busy_table, scene
+from tools.uncal_dev import scene, scene_frame
 from vision import prototypes
 from vision.reader import BoardReader
-from vision.synth import random_board, render
 
 
 def run(kind: str, scenes: int, seed: int) -> dict:
@@ -47,16 +45,8 @@ def run(kind: str, scenes: int, seed: int) -> dict:
             look, cond, fill, table_dim, extras = scene(kind, rng)
             reader = BoardReader(None, layout)
             for k in range(4):
-                board = random_board(layout, rng, fill=float(rng.uniform(*fill)))
-                cd = replace(cond, brightness=cond.brightness * float(rng.uniform(0.94, 1.06)))
-                r = render(layout, board, cd, seed=int(rng.integers(1 << 30)), look=look)
-                img = r.image
-                if table_dim != 1.0:
-                    img = darken_table(img, r.corners, table_dim)
-                if "mixed" in extras:
-                    img = mixed_light(img, *extras["mixed"])
-                if "busy" in extras:
-                    img = busy_table(img, r.corners, extras["busy"] + k)
+                board, _, r, img = scene_frame(layout, rng, look, cond, fill, table_dim,
+                                               extras, k)
                 changes.clear()
                 reading = reader.read(img)
                 if not reading.found:
