@@ -255,7 +255,8 @@ def _word_cards(args, out: Path) -> None:
     beside the calibration (FILE.jewish.npz, with the board's pictures): the camera reads
     those cards by them (docs/cards.md)."""
     from vision.cards.jewish import JewishReferences, references_path
-    from vision.cards.reader import find_new_card, straighten
+    from vision.cards.piles import PileError, laid_card
+    from vision.cards.reader import straighten
 
     from ..errors import UserError
     from ..inputs import load_image
@@ -278,12 +279,11 @@ def _word_cards(args, out: Path) -> None:
         if code not in ("ADD", "REMOVE") or not file:
             raise UserError(f"--word-card: {text[:60]!r}: expected add:FILE or remove:FILE")
         after = load_image(file, f"image of the {code} card")
-        if after.shape != before.shape:
-            raise UserError(f"--word-card: {file}: not the size of {args.image} (the same view "
-                            f"with the card laid in it is needed)")
-        quad = find_new_card(after, before, None)
-        if quad is None:
-            raise UserError(f"--word-card: {file}: no card found laid between {args.image} and it")
+        try:
+            quad = laid_card(before, after)
+        except PileError as exc:
+            raise UserError(f"--word-card: {file}: {exc} ({args.image} and this one: the same "
+                            "view with the card laid in it)") from None
         try:
             refs = refs.with_word(code, straighten(after, quad))
         except ValueError as exc:

@@ -22,7 +22,8 @@ from vision.looks import art_style, draw_look, look_conditions
 
 from .jewish import ADD, REMOVE, JewishReferences, board_references, jewish_card_image
 from .reader import find_new_card, straighten
-from .scene import SCENE_FAMILIES, PileScene, _hand, _pick, _place, camera, table_with_pile
+from .scene import (SCENE_FAMILIES, PileScene, _pick, _place, camera, hand_by_pile,
+                    table_with_pile)
 
 CODES = tuple(jewish_pictures()) + (ADD, REMOVE)
 
@@ -86,14 +87,7 @@ class JewishTable:
         before = canvas.copy()
         quad = _place(canvas, self.card(code), centre + rng.uniform(-0.35, 0.35, 2) * long_px,
                       float(rng.uniform(0, 360)), long_px, shadow)
-        after = canvas
-        over, in_view, hmask = False, False, None
-        if fams["hand"] != "none" and rng.random() < 0.7:
-            over = bool(rng.random() < 0.4) if hand_over is None else hand_over
-            m, col = _hand(rng, fams["hand"], size, size, quad, over)
-            in_view = bool(m.max() > 0.5)
-            hmask = m
-            after = after * (1 - m[..., None]) + col * m[..., None]
+        after, over, in_view, hmask = hand_by_pile(rng, fams["hand"], canvas, quad, hand_over)
         b, a = camera(rng, fams["light"], [before, after])
         return PileScene(b, a, code, quad, None, {**fams, "card": self.look.art}, over,
                          long_px, in_view, hmask)

@@ -70,15 +70,25 @@ def spot_problems(spot: PileSpot, shape, full_width: int | None = None) -> list[
     return out
 
 
-def spot_from_card(before: np.ndarray, after: np.ndarray, seat: int) -> PileSpot:
-    """The spot of a card laid on the table between two pictures of the same view."""
+def laid_card(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """The outline (4 x 2) of a card laid on the table between two pictures of the same
+    view; :class:`PileError` (one line) when they differ in size or no card is found."""
     from .reader import find_new_card
     if before.shape != after.shape:
         raise PileError(f"the two pictures differ in size ({before.shape[1]} x "
                         f"{before.shape[0]} and {after.shape[1]} x {after.shape[0]})")
     quad = find_new_card(after, before, None)
     if quad is None:
-        raise PileError(f"seat {seat + 1}: no card found laid between the two pictures")
+        raise PileError("no card found laid between the two pictures")
+    return quad
+
+
+def spot_from_card(before: np.ndarray, after: np.ndarray, seat: int) -> PileSpot:
+    """The spot of a card laid on the table between two pictures of the same view."""
+    try:
+        quad = laid_card(before, after)
+    except PileError as exc:
+        raise PileError(f"seat {seat + 1}: {exc}") from None
     q = np.float32(quad)
     sides = [float(np.linalg.norm(q[i] - q[(i + 1) % 4])) for i in range(4)]
     cx, cy = q.mean(axis=0)

@@ -99,6 +99,22 @@ def _hand(rng, fam: str, W: int, H: int, quad: np.ndarray, over: bool):
     return mask, col
 
 
+def hand_by_pile(rng: np.random.Generator, family: str, after: np.ndarray, quad,
+                 hand_over: bool | None = None):
+    """A hand of ``family`` drawn by the new card in 70 % of scenes ("none": never), over it
+    in 40 % of those (or as ``hand_over`` says). Returns the picture, whether the hand is
+    over the card, whether any of it is in view, and its mask (None without a hand)."""
+    over, in_view, hmask = False, False, None
+    if family != "none" and rng.random() < 0.7:
+        over = bool(rng.random() < 0.4) if hand_over is None else hand_over
+        h, w = after.shape[:2]
+        m, col = _hand(rng, family, w, h, quad, over)
+        in_view = bool(m.max() > 0.5)
+        hmask = m
+        after = after * (1 - m[..., None]) + col * m[..., None]
+    return after, over, in_view, hmask
+
+
 def camera(rng: np.random.Generator, light: str, frames: list[np.ndarray]) -> list[np.ndarray]:
     """The same light and camera over each frame (colour temperature, uneven light, a second
     light for ``dim_mixed``, blur, noise, JPEG): the piles' and the STACKS tables' pictures."""
@@ -162,24 +178,13 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
     if split == "any":
         fams = {d: str(list(f)[int(rng.integers(len(f)))]) for d, f in SCENE_FAMILIES.items()}
     code = code or CODES[int(rng.integers(len(CODES)))]
-    W = H = size
     canvas, centre, long_px, shadow = table_with_pile(
         rng, size, fams["table"], CODES, lambda c: card_image(c, st, 240))
     before = canvas.copy()
     quad = _place(canvas, card_image(code, st, 240),
                   centre + rng.uniform(-0.35, 0.35, 2) * long_px, float(rng.uniform(0, 360)),
                   long_px, shadow)
-    after = canvas
-    over = False
-    in_view = False
-    hmask = None
-    if fams["hand"] != "none" and rng.random() < 0.7:
-        over = bool(rng.random() < 0.4) if hand_over is None else hand_over
-        m, col = _hand(rng, fams["hand"], W, H, quad, over)
-        in_view = bool(m.max() > 0.5)
-        hmask = m
-        after = after * (1 - m[..., None]) + col * m[..., None]
-        # a hand over the pile in the frame before too, now and then
+    after, over, in_view, hmask = hand_by_pile(rng, fams["hand"], canvas, quad, hand_over)
     # light: colour temperature, uneven light, brightness; the same for both frames
     out = camera(rng, fams["light"], [before, after])
     return PileScene(out[0], out[1], code, quad, st, {**fams, "card": st.family}, over, long_px, in_view,
