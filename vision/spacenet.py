@@ -75,25 +75,29 @@ def space_inputs(norm: np.ndarray, ref_patch: np.ndarray | None) -> np.ndarray:
     return out
 
 
+def _trial_run(model, path, what: str, channels: int) -> None:
+    """One trial run of a model just loaded (a page of the reader's own input, all zeros): a
+    file that loads but is not this network fails here, in one line, not mid-game."""
+    try:
+        out = model.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
+    except cv2.error:
+        out = None
+    if out is None or out.shape != (1, len(CLASSES)):
+        raise ModelError(f"{path}: not a {what} model (expected {channels} x "
+                         f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
+
+
 class SpaceNet:
     """The shipped model, loaded once: ``probabilities(inputs)`` -> (n, 6). ``second``:
     another :class:`SpaceNet` whose opinion :func:`steadied` asks on unsure spaces."""
 
     def __init__(self, path: str | Path = MODEL_PATH, second: "SpaceNet | None" = None) -> None:
-        import cv2
         from .onnx_net import load_net
         path = Path(path)
         self.net = load_net(path, "space classifier", "python -m vision.train_spaces", ModelError)
         self.path = path
         self.second = second
-        # one trial run: a file that loads but is not this network fails here, not mid-game
-        try:
-            out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
-        except cv2.error:
-            out = None
-        if out is None or out.shape != (1, len(CLASSES)):
-            raise ModelError(f"{path}: not a space classifier model (expected {CHANNELS} x "
-                             f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
+        _trial_run(self, path, "space classifier", CHANNELS)
 
     def probabilities(self, inputs: np.ndarray) -> np.ndarray:
         self.net.setInput(np.ascontiguousarray(inputs, np.float32))
@@ -186,13 +190,7 @@ class VetoNet:
                             "--seed 7 --scenes 300 --epochs 4 --light strong --out "
                             "vision/models/spaces_veto.onnx", ModelError)
         self.path = path
-        try:
-            out = self.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
-        except cv2.error:
-            out = None
-        if out is None or out.shape != (1, len(CLASSES)):
-            raise ModelError(f"{path}: not a space veto model (expected {VETO_CHANNELS} x "
-                             f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
+        _trial_run(self, path, "space veto", VETO_CHANNELS)
 
     def probabilities(self, inputs: np.ndarray) -> np.ndarray:
         if not len(inputs):
