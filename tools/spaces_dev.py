@@ -314,7 +314,7 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
              ) -> np.ndarray:
     from engine.observation import SpaceState
 
-    from vision.classify import classify_learned
+    from vision.classify import MODEL_SURE_BESIDE_CALIBRATED, classify_learned
     states = [SpaceState(c) for c in STATES]
     index = {s: i for i, s in enumerate(states)}
     out = []
@@ -323,7 +323,8 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
         st, _, _ = classify_learned(probs[i], (fs, d["fconf"][i], d["fhand"][i].astype(bool)),
                                     10, *rule,
                                     blown=d["blown"][i].astype(bool) if "blown" in d else None,
-                                    disputed=None if disputed is None else disputed[i])
+                                    disputed=None if disputed is None else disputed[i],
+                                    sure_beside=MODEL_SURE_BESIDE_CALIBRATED)
         out.append([index[s] for s in st])
     return np.array(out)
 
