@@ -53,6 +53,8 @@ EDGE_DROP = False          # ... or left out when the picture keeps clear (off: 
 EDGE_GAP = 9               # how clear, in pixels of the straightened card
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
+REF_EXTRA = True           # a board picture also compared by its other likely boxes
+REF_BLUR = 2               # ... strokes this much thicker left out (the camera's blur)
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
 #: the quarter turns a reference picture is matched in: upright or upside down against the
 #: board as calibrated (a card is straightened either end up; a board prints its pictures
@@ -134,7 +136,47 @@ def jewish_card_image(code: str, st, height: int = 240) -> np.ndarray:
 
 # ---------------------------------------------------------------- features ----------------
 
-def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False):
+def _ref_boxes(pic: np.ndarray) -> list:
+    """The boxes a board space's picture is compared by: its ink's box (:func:`_ink_box`)
+    and, when they differ from it, the box with strokes up to ``REF_BLUR`` pixels thicker
+    left out (a name printed under the picture, thickened by the camera's blur at a
+    space's size: on the card it is thin and left out) and the box of the parts that keep
+    clear of the space's edge (a grid line, the next space's name or a shadow's edge cut
+    in)."""
+    first = _ink_box(pic)
+    if first is None:
+        return []
+    out = [first]
+    if not REF_EXTRA:
+        return out
+    more = [_ink_box(pic, thicker=REF_BLUR), _inner_box(pic)]
+    for b in more:
+        if b is not None and not isinstance(b, str) and all(
+                max(abs(p - q) for p, q in zip(b, o)) > 2 for o in out):
+            out.append(b)
+    return out
+
+
+def _inner_box(n: np.ndarray):
+    """The box of a space's solid ink parts that keep clear of its edge, when they hold at
+    least half of its solid ink; None otherwise."""
+    dev = np.abs(n - 1.0).max(axis=2)
+    raw = (dev > INK).astype(np.uint8)
+    k = max(3, int(round(STROKE * min(n.shape[:2]))))
+    solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    m, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    if m <= 2:
+        return None
+    hh, ww = solid.shape
+    x, y, w, h, a = (stats[1:, i] for i in range(5))
+    touch = (x <= 1) | (y <= 1) | (x + w >= ww - 1) | (y + h >= hh - 1)
+    if not touch.any() or a[~touch].sum() < 0.5 * a.sum():
+        return None
+    keep = np.isin(lab, np.nonzero(~touch)[0] + 1).astype(np.uint8)
+    return _box(keep, n.shape)
+
+
+def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False, thicker: int = 0):
     """The box (x0, y0, x1, y1) round the picture's ink in a paper-normalised picture ``n``:
     what differs from the paper, small parts (a caption's letters, noise) left out; None when
     there is no ink. Thin strokes (the letters of a name printed on the card or in the
@@ -144,7 +186,7 @@ def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False):
     default: the picture ``n`` is all picture, as a board space is)."""
     dev = np.abs(n - 1.0).max(axis=2)
     raw = (dev > INK).astype(np.uint8)
-    k = max(3, int(round(STROKE * (side or min(n.shape[:2])))))
+    k = max(3, int(round(STROKE * (side or min(n.shape[:2]))))) + thicker
     solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     box = _box(solid, n.shape, edge)
     if box is None:
@@ -483,16 +525,17 @@ class JewishReferences:
         if self._views is None:
             codes, aspects, crops, odd = [], [], [], []
             for code, pic, turned in zip(self.codes, self.pictures, self.turned):
-                box = _ink_box(pic)
-                if box is None:
-                    continue
-                for k, (a, c) in enumerate(_reference_views(pic, box)):
-                    if k not in TURNS and not turned:
+                boxes = _ref_boxes(pic) if code not in WORDS else [_ink_box(pic)]
+                for box in boxes:
+                    if box is None:
                         continue
-                    codes.append(code)
-                    aspects.append(np.log(max(a, 1e-3)))
-                    crops.append(c)
-                    odd.append(k not in TURNS)
+                    for k, (a, c) in enumerate(_reference_views(pic, box)):
+                        if k not in TURNS and not turned:
+                            continue
+                        codes.append(code)
+                        aspects.append(np.log(max(a, 1e-3)))
+                        crops.append(c)
+                        odd.append(k not in TURNS)
             self._odd = np.array(odd, bool)
             T = TEMPLATE
             self._crops = np.stack(crops) if crops else np.zeros((0, T, T, 3), np.float32)
@@ -610,6 +653,7 @@ class JewishReading:
     score: float = 0.0
     margin: float = 0.0
     best: str | None = None               # the likeliest card, named or not
+    index: int = -1                       # which of the finder's rectangles it was read on
 
     @property
     def known(self) -> bool:
@@ -674,17 +718,43 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
     """The new top Jewish Edition card of a pile between two pictures: every rectangle the
     finder proposes is read; a card is named only when those read surely agree, a rectangle
     that read the same card in the picture before (a card below) left out."""
-    quads = pile_quads(after, before, card_px)
+    with one_thread():
+        quads = pile_quads(after, before, card_px)
+        return read_jewish_quads(quads, [straighten(after, q) for q in quads],
+                                 lambda i: straighten(before, quads[i]), refs)
+
+
+_POOLS = None
+
+
+def one_thread():
+    """A context in which numpy's BLAS runs on one thread. The matching's matrix products
+    are small: BLAS threads spread over the cores cost more processor time than they save
+    (their busy-waiting counted: about half of it on a loaded 2-core machine, docs/cards.md
+    session nine) and take the cores the camera loop needs."""
+    global _POOLS
+    if _POOLS is None:
+        from threadpoolctl import ThreadpoolController
+        _POOLS = ThreadpoolController()
+    return _POOLS.limit(limits=1, user_api="blas")
+
+
+def read_jewish_quads(quads: list, cards: list, before, refs: JewishReferences
+                      ) -> JewishReading:
+    """The decision of :func:`read_jewish_pile` over the finder's rectangles ``quads``, given
+    each one's straightened card in the picture after (``cards``) and a function giving the
+    ``i``-th one's in the picture before (``before(i)``, called only when needed)."""
     if not quads:
         return JewishReading(None, reason="no new card found")
     reads = []
-    for q in quads:
-        r = read_jewish_straight(straighten(after, q), refs)
+    for i, (q, card) in enumerate(zip(quads, cards)):
+        r = read_jewish_straight(card, refs)
         r.quad = q
-        if r.code and read_jewish_straight(straighten(before, q), refs).code == r.code:
+        r.index = i
+        if r.code and read_jewish_straight(before(i), refs).code == r.code:
             # the same card read there in the picture before: a card below, not the new one
             r = JewishReading(None, q, f"{r.code} lay there before (a card below)", r.score,
-                              r.margin, r.best)
+                              r.margin, r.best, i)
         reads.append(r)
     known = [r for r in reads if r.code]
     if not known:
@@ -700,7 +770,7 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
     for r in reads:
         if r.best and r.best != top.code and r.score >= top.score and not r.reason.endswith(
                 "(a card below)"):
-            b = read_jewish_straight(straighten(before, r.quad), refs)
+            b = read_jewish_straight(before(r.index), refs)
             if b.best == r.best and b.score >= r.score - 0.05:
                 continue                  # likeliest the same there before: a card below
             return JewishReading(None, top.quad, f"the card's outline is doubtful: it reads "
@@ -732,8 +802,9 @@ def find_jewish_cards(img: np.ndarray, refs: JewishReferences) -> list[JewishRea
     (``seqboard read --cards`` in a Jewish game)."""
     from .reader import find_cards
     out = []
-    for r in find_cards(img, read=False):
-        j = read_jewish_straight(straighten(img, r.quad), refs)
-        j.quad = r.quad
-        out.append(j)
+    with one_thread():
+        for r in find_cards(img, read=False):
+            j = read_jewish_straight(straighten(img, r.quad), refs)
+            j.quad = r.quad
+            out.append(j)
     return out
