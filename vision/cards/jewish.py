@@ -52,7 +52,12 @@ EDGE_OFF = True            # ink running off the card's middle: unknown (a hand 
 EDGE_DROP = False          # ... or left out when the picture keeps clear (off: docs/cards.md)
 EDGE_GAP = 9               # how clear, in pixels of the straightened card
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
+WIDE = 2.2                 # a box this much wider than high is compared in a wide layout
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
+#: the opening keeps less than this part of the ink: the picture is strokes (a word, line
+#: art), whose box is all of its ink's (a bold word's thickest parts alone gave a box of
+#: a letter or two, a different one on the card kept at set-up and the card laid)
+STROKES_ONLY = 0.3
 REF_EXTRA = True           # a board picture also compared by its other likely boxes
 REF_BLUR = 2               # ... strokes this much thicker left out (the camera's blur)
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
@@ -188,7 +193,9 @@ def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False, thick
     raw = (dev > INK).astype(np.uint8)
     k = max(3, int(round(STROKE * (side or min(n.shape[:2]))))) + thicker
     solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    box = _box(solid, n.shape, edge)
+    box = None
+    if int(solid.sum()) >= STROKES_ONLY * int(raw.sum()):
+        box = _box(solid, n.shape, edge)
     if box is None:
         box = _box(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)), n.shape,
                    edge)
@@ -229,21 +236,45 @@ def _box(ink: np.ndarray, shape, edge: bool = False):
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _box_to_square(box, pad: float, size: int) -> np.ndarray:
+def _box_to_square(box, pad, size) -> np.ndarray:
     """The affine map of ``box`` (x0, y0, x1, y1), widened by ``pad`` of its size on each
-    side, onto a square of ``size`` pixels."""
+    side (one figure, or (across, down)), onto a rectangle of ``size`` pixels (one figure
+    for a square, or (width, height))."""
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
-    src = np.float32([[x0 - pad * bw, y0 - pad * bh], [x1 + pad * bw, y0 - pad * bh],
-                      [x1 + pad * bw, y1 + pad * bh]])
-    dst = np.float32([[0, 0], [size, 0], [size, size]])
+    px, py = (pad, pad) if np.isscalar(pad) else pad
+    sw, sh = (size, size) if np.isscalar(size) else size
+    src = np.float32([[x0 - px * bw, y0 - py * bh], [x1 + px * bw, y0 - py * bh],
+                      [x1 + px * bw, y1 + py * bh]])
+    dst = np.float32([[0, 0], [sw, 0], [sw, sh]])
     return cv2.getAffineTransform(src, dst)
 
 
-def _crop(n: np.ndarray, box, pad: float, size: int) -> np.ndarray:
-    return cv2.warpAffine(n, _box_to_square(box, pad, size), (size, size),
+def _crop(n: np.ndarray, box, pad, size) -> np.ndarray:
+    sw, sh = (size, size) if np.isscalar(size) else size
+    return cv2.warpAffine(n, _box_to_square(box, pad, size), (int(sw), int(sh)),
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=(1.0, 1.0, 1.0))
+
+
+def _layout(aspect: float) -> tuple:
+    """The compared picture's (width, height) for a box of this ``aspect`` (width /
+    height): a square of ``TEMPLATE``; a box ``WIDE`` times wider than high (a word:
+    squeezed into the square its letters kept little) twice as wide and half as high, the
+    same number of pixels; a box as much higher than wide, the other way. Decided on the
+    aspect rounded as the masked match groups the references' shapes (0.05 in log)."""
+    la = round(float(np.log(max(aspect, 1e-3))) / 0.05) * 0.05
+    T = TEMPLATE
+    if la >= np.log(WIDE) - 1e-9:
+        return 2 * T, T // 2
+    if la <= -np.log(WIDE) + 1e-9:
+        return T // 2, 2 * T
+    return T, T
+
+
+def _windows(c: np.ndarray, w: int, h: int, n: int) -> list:
+    """Every ``w`` x ``h`` window of ``c`` shifted by 0..n-1 down and across."""
+    return [c[dy:dy + h, dx:dx + w] for dy in range(n) for dx in range(n)]
 
 
 def _normalise(img: np.ndarray, paper=None) -> np.ndarray:
@@ -359,16 +390,19 @@ def card_picture(card: np.ndarray):
                      or box[3] >= mid.shape[0] - 1):
         return "edge"             # ink running off the card's middle: a hand, a card below
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
-    T = TEMPLATE
-    patches = []
-    size = T + 2 * SHIFT
-    for r in SCALES:
-        span = r * T / (1 + 2 * REF_PAD)            # the box's side in the crop, pixels
-        c = _crop(mid, box, (size / span - 1) / 2, size)
-        for dy in range(2 * SHIFT + 1):
-            for dx in range(2 * SHIFT + 1):
-                patches.append(c[dy:dy + T, dx:dx + T])
-    return _unit(np.stack(patches)), float(aspect)
+    # the layouts of every reference shape the card's box may be compared with
+    la = np.log(max(aspect, 1e-3))
+    layouts = {_layout(float(np.exp(x))) for x in np.linspace(la - ASPECT_TOL, la + ASPECT_TOL, 29)}
+    patches = {}
+    for w, h in layouts:
+        out = []
+        size = (w + 2 * SHIFT, h + 2 * SHIFT)
+        for r in SCALES:
+            sx, sy = r * w / (1 + 2 * REF_PAD), r * h / (1 + 2 * REF_PAD)   # the box, pixels
+            c = _crop(mid, box, ((size[0] / sx - 1) / 2, (size[1] / sy - 1) / 2), size)
+            out += _windows(c, w, h, 2 * SHIFT + 1)
+        patches[(w, h)] = _unit(np.stack(out))
+    return patches, float(aspect)
 
 
 def _open_sides(box, cover: np.ndarray) -> tuple:
@@ -416,8 +450,9 @@ class CoveredPicture:
         return out
 
 
-def _crop_mask(m: np.ndarray, box, pad: float, size: int) -> np.ndarray:
-    return cv2.warpAffine(m.astype(np.float32), _box_to_square(box, pad, size), (size, size),
+def _crop_mask(m: np.ndarray, box, pad, size) -> np.ndarray:
+    sw, sh = (size, size) if np.isscalar(size) else size
+    return cv2.warpAffine(m.astype(np.float32), _box_to_square(box, pad, size), (sw, sh),
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
 
 
@@ -427,14 +462,9 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     ``COVER_SHIFT`` pixels, only where the card shows (a box less than ``MIN_VISIBLE``
     uncovered is not compared): code -> score."""
     codes, aspects, _ = refs.views()
-    crops = refs.crops()
+    flat = refs.crops()
     if not len(codes):
         return {}
-    T = TEMPLATE
-    size = T + 2 * COVER_SHIFT
-    span = T / (1 + 2 * REF_PAD)
-    pad = (size / span - 1) / 2
-    flat = crops.reshape(len(crops), T * T, 3)
     best = np.full(len(codes), -1.0, np.float32)
     bins = np.round(aspects / 0.05).astype(int)
     barred = refs.barred()
@@ -442,21 +472,21 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     for b in np.unique(bins[~barred]):
         idx = np.nonzero((bins == b) & ~barred)[0]
         xs, ws = [], []
+        w, h = _layout(float(np.exp(b * 0.05)))       # the bin's references' layout
+        size = (w + 2 * COVER_SHIFT, h + 2 * COVER_SHIFT)
+        pad = ((size[0] * (1 + 2 * REF_PAD) / w - 1) / 2,
+               (size[1] * (1 + 2 * REF_PAD) / h - 1) / 2)
         for box in pic.boxes(float(np.exp(b * 0.05))):
-            c = _crop(pic.seen, box, pad, size)
-            v = _crop_mask(pic.visible, box, pad, size) > 0.5
-            for dy in range(n):
-                for dx in range(n):
-                    xs.append(c[dy:dy + T, dx:dx + T])
-                    ws.append(v[dy:dy + T, dx:dx + T])
+            xs += _windows(_crop(pic.seen, box, pad, size), w, h, n)
+            ws += _windows(_crop_mask(pic.visible, box, pad, size) > 0.5, w, h, n)
         if not xs:
             continue
-        Wt = np.stack(ws).reshape(len(ws), T * T).astype(np.float32)
+        Wt = np.stack(ws).reshape(len(ws), w * h).astype(np.float32)
         keep = Wt.mean(axis=1) >= MIN_VISIBLE
         if not keep.any():
             continue
         Wt = Wt[keep]
-        X = np.stack(xs)[keep].reshape(len(Wt), T * T, 3)
+        X = np.stack(xs)[keep].reshape(len(Wt), w * h, 3)
         R = flat[idx]
         # correlation over the visible pixels only (weights 0 or 1), every candidate crop
         # against every reference at once
@@ -477,9 +507,10 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
 
 
 def _reference_views(n: np.ndarray, box):
-    """The reference's picture in each quarter turn: [(aspect in that turn, T x T crop)]."""
+    """The reference's picture in each quarter turn: [(aspect in that turn, its crop in
+    the layout of its shape, :func:`_layout`)]."""
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
-    c = _crop(n, box, REF_PAD, TEMPLATE)
+    c = _crop(n, box, REF_PAD, _layout(aspect))
     return [(aspect if k % 2 == 0 else 1 / aspect, np.ascontiguousarray(np.rot90(c, k)))
             for k in range(4)]
 
@@ -503,6 +534,7 @@ class JewishReferences:
         self._views = None
         self._crops = None
         self._odd = None
+        self._shapes = None
         if self.turned is None:
             self.turned = [False] * len(self.codes)
         #: a card of the top-left or bottom-right quarters has been named (upright or upside
@@ -523,7 +555,7 @@ class JewishReferences:
     def views(self):
         """(codes, log aspects, unit vectors): one row per reference picture and turn."""
         if self._views is None:
-            codes, aspects, crops, odd = [], [], [], []
+            codes, aspects, crops, odd, shapes = [], [], [], [], []
             for code, pic, turned in zip(self.codes, self.pictures, self.turned):
                 boxes = _ref_boxes(pic) if code not in WORDS else [_ink_box(pic)]
                 for box in boxes:
@@ -534,22 +566,33 @@ class JewishReferences:
                             continue
                         codes.append(code)
                         aspects.append(np.log(max(a, 1e-3)))
-                        crops.append(c)
+                        crops.append(c.reshape(-1, 3))
+                        shapes.append(c.shape[1] * 1000 + c.shape[0])
                         odd.append(k not in TURNS)
             self._odd = np.array(odd, bool)
             T = TEMPLATE
-            self._crops = np.stack(crops) if crops else np.zeros((0, T, T, 3), np.float32)
+            #: each row's layout (width * 1000 + height): rows are compared only with a
+            #: card's crop of the same layout
+            self._shapes = np.array(shapes, int)
+            self._crops = np.stack(crops) if crops else np.zeros((0, T * T, 3), np.float32)
             if crops:
-                self._views = (np.array(codes), np.float32(aspects), _unit(self._crops))
+                self._views = (np.array(codes), np.float32(aspects),
+                               _unit(self._crops[:, :, None, :]))
             else:
                 self._views = (np.array([], str), np.zeros(0, np.float32),
                                np.zeros((0, TEMPLATE * TEMPLATE * 3), np.float32))
         return self._views
 
     def crops(self) -> np.ndarray:
-        """The reference pictures of :meth:`views`, row by row (k, T, T, 3)."""
+        """The reference pictures of :meth:`views`, row by row, flattened in their layout
+        (k, T * T, 3)."""
         self.views()
         return self._crops
+
+    def shapes(self) -> np.ndarray:
+        """Each row's layout of :meth:`views` (width * 1000 + height)."""
+        self.views()
+        return self._shapes
 
     def barred(self) -> np.ndarray:
         """The rows of :meth:`views` not matched now (a quarter turn, not yet allowed)."""
@@ -674,7 +717,12 @@ def scores(card: np.ndarray, refs: JewishReferences, got=None) -> dict:
     codes, aspects, vecs = refs.views()
     if not len(codes):
         return {}
-    sims = (vecs @ patches.T).max(axis=1)
+    sims = np.full(len(codes), -1.0, np.float32)
+    shapes = refs.shapes()
+    for (w, h), p in patches.items():
+        rows = shapes == w * 1000 + h
+        if rows.any():
+            sims[rows] = (vecs[rows] @ p.T).max(axis=1)
     sims[np.abs(aspects - np.log(max(aspect, 1e-3))) > ASPECT_TOL] = -1.0
     sims[refs.barred()] = -1.0
     best: dict = {}
