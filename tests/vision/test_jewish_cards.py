@@ -253,8 +253,11 @@ SOME = ("MENORAH", "SHOFAR", "CAMEL", "DREIDEL", "HONEY", "TORAH")
 
 def test_a_picture_card_with_fingers_over_a_third_of_it_is_read(printing):
     """Fingertips over the right third of the picture: the rest of it is matched (the
-    fingers left out of the comparison), and the card is named (5 of these 6; the sixth,
-    a CAMEL, scores 0.797 against the bar of 0.80: unknown), never another card."""
+    fingers left out of the comparison), and the card is named (4 of these 6: a CAMEL
+    scores 0.797 against the bar of 0.80, and a SHOFAR, matched 0.92, beats the next card
+    by 0.121, under the margin of 0.15 that a picture matched the masked way needs since
+    session nine: both unknown, the chip waits for the hand to leave), never another
+    card."""
     got = []
     for k, name in enumerate(SOME):
         before, after = pile(printing, name, seed=20 + k)
@@ -262,7 +265,7 @@ def test_a_picture_card_with_fingers_over_a_third_of_it_is_read(printing):
         r = read_jewish_pile(over, before, 170, printing.refs)
         assert r.code in (None, name), (name, r.code, r.score, r.margin)
         got.append(r.code)
-    assert sum(c is not None for c in got) >= 5, got
+    assert sum(c is not None for c in got) >= 4, got
 
 
 def test_a_picture_card_mostly_under_fingers_stays_unknown(printing):
