@@ -12,8 +12,10 @@ references the camera itself kept (:class:`JewishReferences`): the 50 board pict
 calibrated camera sees them on the empty board (each space cut from the board warped flat,
 :func:`board_references`), and one ADD and one REMOVE card laid at set-up
 (``seqboard calibrate --word-card``). Each picture (card or board space) is normalised by its
-own paper's light, its ink (what differs from the paper) cut out by its bounding box, and
-compared by normalised cross-correlation over a few scales and small shifts, upright and
+own paper's light, its ink (what differs from the paper) cut out by its bounding box (a
+board picture also by its box without a name the camera's blur thickened and without parts
+cut in at the space's edge), and compared by normalised cross-correlation over a few scales
+and small shifts (a word's wide box in a wide layout, not squeezed square), upright and
 upside down (:data:`TURNS`; a quarter turn only for the two quarters a printing may turn,
 once the game has shown the board is not calibrated a quarter turn off). A hand or sleeve
 reaching in over the card (:func:`_cover`) is left out: the picture's box is searched from
