@@ -66,10 +66,10 @@ def shifted(corners: np.ndarray, layout: Layout, dx: float, dy: float,
     return cv2.perspectiveTransform(np.float32(pts)[None], h)[0]
 
 
-def space_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
-    """(n, 4, k): each space's inner picture in the four quarter turns, zero-mean unit-norm
-    (grey and a red-against-green channel, so hearts and spades differ)."""
-    w, h = layout.cols * CELL, layout.rows * CELL
+def _channels(frame: np.ndarray, corners: np.ndarray, layout: Layout, cell: int) -> np.ndarray:
+    """(n, cell, cell, 2): each space straightened, as the print's edges (grey) and a
+    red-against-green channel (so hearts and spades differ)."""
+    w, h = layout.cols * cell, layout.rows * cell
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     m = cv2.getPerspectiveTransform(np.float32(corners), dst)
     top = cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
@@ -80,16 +80,47 @@ def space_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     mag = np.sqrt(gx * gx + gy * gy)
-    a, b = INNER
-    n = layout.size
     chans = np.stack([mag, 0.5 * cv2.Laplacian(red, cv2.CV_32F, ksize=3)], axis=-1)
-    cells = chans.reshape(layout.rows, CELL, layout.cols, CELL, 2).transpose(0, 2, 1, 3, 4) \
-        .reshape(n, CELL, CELL, 2)[:, a:b, a:b]
+    return chans.reshape(layout.rows, cell, layout.cols, cell, 2).transpose(0, 2, 1, 3, 4) \
+        .reshape(layout.size, cell, cell, 2)
+
+
+def _turned_unit(cells: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """(n, 4, k): the cells (under ``mask``, one that a quarter turn leaves the same) in the
+    four quarter turns, zero-mean unit-norm."""
+    n = len(cells)
     turns = np.stack([np.rot90(cells, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n,4,s,s,2)
-    v = turns.reshape(n, 4, -1)
+    v = (turns if mask is None else turns[:, :, mask]).reshape(n, 4, -1)
     v = v - v.mean(axis=2, keepdims=True)
     v /= np.maximum(np.linalg.norm(v, axis=2, keepdims=True), 1e-3)
     return v
+
+
+def space_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n, 4, k): each space's inner picture in the four quarter turns, zero-mean unit-norm
+    (grey and a red-against-green channel, so hearts and spades differ)."""
+    a, b = INNER
+    return _turned_unit(_channels(frame, corners, layout, CELL)[:, a:b, a:b])
+
+
+#: a chip covers the middle of its space; the print round it (a card's corner index, a
+#: court picture's ground) still shows. Pairs with a chip on either space are compared
+#: there only (:func:`ring_vectors`): the part of a space farther than this share of a
+#: space from its middle (chips of 0.33 to 0.42 of a space in radius, put down a little
+#: off-centre), leaving out the grid lines (:data:`RING_EDGE` pixels of :data:`RING_CELL`)
+RING = 0.45
+RING_CELL = 32
+RING_EDGE = 2
+
+
+def ring_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+    """(n, 4, k): like :func:`space_vectors`, of the print round a chip only (the corners
+    of each space outside :data:`RING` of it)."""
+    half = RING_CELL / 2
+    yy, xx = np.mgrid[0:RING_CELL, 0:RING_CELL] + 0.5 - half
+    mask = (np.hypot(xx, yy) > RING * RING_CELL) & (np.abs(xx) < half - RING_EDGE) \
+        & (np.abs(yy) < half - RING_EDGE)
+    return _turned_unit(_channels(frame, corners, layout, RING_CELL), mask)
 
 
 @dataclass
@@ -440,6 +471,12 @@ LATTICE_RATIO = 2.0
 #: the turn: at least this many of the bare pairs surely alike under it, and this many
 #: times as many as under any other turn
 TURN_SURE = 3
+#: ... or, the print round the chips too (:func:`print_sure`): at least this many pairs
+#: surely alike under it, and :data:`TURN_PRINT_RATIO` times as many as under any other
+#: turn (tuned crowded boards, 60 to 80 % covered, the outline's corners: the right turn
+#: 0 to 25, the wrong ones at most 4 of 48; docs/vision.md, session 9)
+TURN_PRINT = 6
+TURN_PRINT_RATIO = 3.0
 
 
 def chip_offsets(frame: np.ndarray, corners: np.ndarray, layout: Layout
@@ -517,7 +554,28 @@ def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout
     best, second = sure[order[0]], sure[order[1]]
     if best >= TURN_SURE and best >= TURN_SURE * second:
         return options[int(order[0])]
+    # too few pairs bare to tell the turn: the print round the chips tells it
+    sure = [print_sure(frame, o, layout) for o in options]
+    order = np.argsort(sure)[::-1]
+    best, second = sure[order[0]], sure[order[1]]
+    if best >= TURN_PRINT and best >= TURN_PRINT_RATIO * second:
+        return options[int(order[0])]
     return None
+
+
+def print_sure(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
+    """Under a grid on a board in play: the twin pairs surely alike (:data:`SURE_RANK`), the
+    pairs left bare compared whole (:func:`space_vectors`), the others by the print round
+    their chips (:func:`ring_vectors`: a chip hides a space's middle, not its corners, where
+    a card shows its index and a court picture its ground). Under a turned grid the pairs
+    are unrelated spaces: about one in 30 is surely alike by chance."""
+    pairs = twin_pairs(layout)
+    spaces = np.array(sorted({s for p in pairs for s in p}))
+    bare = _bare_spaces(frame, corners, layout)
+    kept = np.array([bool(bare[i] and bare[j]) for i, j in pairs])
+    _, whole, _ = _score(space_vectors(frame, corners, layout), pairs, spaces)
+    _, ring, _ = _score(ring_vectors(frame, corners, layout), pairs, spaces)
+    return int((np.where(kept, whole, ring) >= SURE_RANK).sum())
 
 
 #: a corner of a grid moved this share of a space, in eight directions, for
