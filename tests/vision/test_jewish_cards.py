@@ -3,6 +3,8 @@ against the board's own, ADD and REMOVE against the cards kept at set-up."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -251,8 +253,11 @@ SOME = ("MENORAH", "SHOFAR", "CAMEL", "DREIDEL", "HONEY", "TORAH")
 
 def test_a_picture_card_with_fingers_over_a_third_of_it_is_read(printing):
     """Fingertips over the right third of the picture: the rest of it is matched (the
-    fingers left out of the comparison), and the card is named (5 of these 6; the sixth,
-    a CAMEL, scores 0.797 against the bar of 0.80: unknown), never another card."""
+    fingers left out of the comparison), and the card is named (4 of these 6: a CAMEL
+    scores 0.797 against the bar of 0.80, and a SHOFAR, matched 0.92, beats the next card
+    by 0.121, under the margin of 0.15 that a picture matched the masked way needs since
+    session nine: both unknown, the chip waits for the hand to leave), never another
+    card."""
     got = []
     for k, name in enumerate(SOME):
         before, after = pile(printing, name, seed=20 + k)
@@ -260,7 +265,7 @@ def test_a_picture_card_with_fingers_over_a_third_of_it_is_read(printing):
         r = read_jewish_pile(over, before, 170, printing.refs)
         assert r.code in (None, name), (name, r.code, r.score, r.margin)
         got.append(r.code)
-    assert sum(c is not None for c in got) >= 5, got
+    assert sum(c is not None for c in got) >= 4, got
 
 
 def test_a_picture_card_mostly_under_fingers_stays_unknown(printing):
@@ -327,3 +332,50 @@ def test_a_printing_that_turns_two_quarters_pictures_is_read_once_an_upright_one
     for k, name in enumerate(odd):
         before, after = pile(quad, name, below=below, seed=40 + k)
         assert read_jewish_pile(after, before, 170, quad.refs).code == name, name
+
+
+def _straight(card):
+    """A card image as the finder straightens it (``W`` x ``H`` of the reader, BGR)."""
+    from vision.cards.reader import W as CW, H as CH
+    return cv2.resize(np.ascontiguousarray(card[..., :3]), (CW, CH), interpolation=cv2.INTER_AREA)
+
+
+def test_a_board_that_prints_each_pictures_name_bold_under_it_still_reads_its_cards():
+    """The board's spaces print the picture's name in thick letters, blurred by the camera at
+    a space's size; the cards print it thin (or not at all): the name must not make the
+    board's picture another shape than the card's."""
+    from vision.cards.jewish import jewish_card_image, read_jewish_straight
+    from vision.looks import art_style, card_face
+    st = art_style(LOOK)
+    codes = ["MENORAH", "SHOFAR", "CAMEL", "DREIDEL", "TORAH", "LION", "HARP", "FIGS",
+             "DOVE", "OIL", "YAD", "KOTEL"]
+    pics = []
+    for code in codes:
+        face = card_face(code, 96, st).copy()
+        face[78:, :] = st.paper                                  # the thin name left out
+        cv2.putText(face, code[:5], (4, 92), cv2.FONT_HERSHEY_SIMPLEX, 0.8, st.black, 5)
+        face = cv2.GaussianBlur(cv2.resize(face, (48, 48), interpolation=cv2.INTER_AREA),
+                                (3, 3), 0)
+        pics.append(np.clip((face[3:-3, 3:-3].astype(np.float32) + 1)
+                            / (np.float32(st.paper) + 1), 0, 1.3))
+    refs = JewishReferences(codes, pics)
+    got = [read_jewish_straight(_straight(jewish_card_image(c, st)), refs).code for c in codes]
+    assert not [g for g, c in zip(got, codes) if g is not None and g != c]   # never wrong
+    assert sum(g == c for g, c in zip(got, codes)) >= len(codes) - 1, got
+
+
+def test_a_word_card_in_thick_letters_is_read_under_another_light_either_end_up():
+    """ADD and REMOVE in a bold font, kept at set-up in one light and laid in a dimmer,
+    warmer one, upside down: each is read as itself."""
+    from vision.cards.jewish import jewish_card_image, read_jewish_straight
+    from vision.looks import art_style
+    st = art_style(LOOK)
+    st = dataclasses.replace(st, font=cv2.FONT_HERSHEY_TRIPLEX)
+    refs = JewishReferences([], [])
+    for code in ("ADD", "REMOVE"):
+        refs = refs.with_word(code, _straight(jewish_card_image(code, st)))
+    for code in ("ADD", "REMOVE"):
+        card = _straight(jewish_card_image(code, st)).astype(np.float32)
+        laid = np.clip(card[::-1, ::-1] * np.float32([0.7, 0.8, 0.95]), 0, 255).astype(np.uint8)
+        laid = cv2.GaussianBlur(laid, (3, 3), 0)
+        assert read_jewish_straight(laid, refs).code == code

@@ -12,8 +12,10 @@ references the camera itself kept (:class:`JewishReferences`): the 50 board pict
 calibrated camera sees them on the empty board (each space cut from the board warped flat,
 :func:`board_references`), and one ADD and one REMOVE card laid at set-up
 (``seqboard calibrate --word-card``). Each picture (card or board space) is normalised by its
-own paper's light, its ink (what differs from the paper) cut out by its bounding box, and
-compared by normalised cross-correlation over a few scales and small shifts, upright and
+own paper's light, its ink (what differs from the paper) cut out by its bounding box (a
+board picture also by its box without a name the camera's blur thickened and without parts
+cut in at the space's edge), and compared by normalised cross-correlation over a few scales
+and small shifts (a word's wide box in a wide layout, not squeezed square), upright and
 upside down (:data:`TURNS`; a quarter turn only for the two quarters a printing may turn,
 once the game has shown the board is not calibrated a quarter turn off). A hand or sleeve
 reaching in over the card (:func:`_cover`) is left out: the picture's box is searched from
@@ -52,7 +54,14 @@ EDGE_OFF = True            # ink running off the card's middle: unknown (a hand 
 EDGE_DROP = False          # ... or left out when the picture keeps clear (off: docs/cards.md)
 EDGE_GAP = 9               # how clear, in pixels of the straightened card
 PAPER_FIELD = True         # the card's paper light fitted as a plane (uneven light)
+WIDE = 2.2                 # a box this much wider than high is compared in a wide layout
 ASPECT_TOL = 0.35          # |log| of the ink boxes' aspect ratios compared
+#: the opening keeps less than this part of the ink: the picture is strokes (a word, line
+#: art), whose box is all of its ink's (a bold word's thickest parts alone gave a box of
+#: a letter or two, a different one on the card kept at set-up and the card laid)
+STROKES_ONLY = 0.3
+REF_EXTRA = True           # a board picture also compared by its other likely boxes
+REF_BLUR = 2               # ... strokes this much thicker left out (the camera's blur)
 MIDDLE = (0.09, 0.91, 0.07, 0.93)   # x0, x1, y0, y1 of the card looked at for its picture
 #: the quarter turns a reference picture is matched in: upright or upside down against the
 #: board as calibrated (a card is straightened either end up; a board prints its pictures
@@ -73,7 +82,7 @@ COVER_TOL = 0.12           # a side seen on both ends: the box's size within thi
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
 MIN_COVER_SCORE = 0.80
-MIN_COVER_MARGIN = 0.12
+MIN_COVER_MARGIN = 0.15       # 0.12 before session nine (docs/cards.md)
 MIN_SCORE = 0.80
 MIN_MARGIN = 0.12
 #: ... or, a picture matched this well (two drawn pictures alike in their shapes' colours
@@ -134,7 +143,47 @@ def jewish_card_image(code: str, st, height: int = 240) -> np.ndarray:
 
 # ---------------------------------------------------------------- features ----------------
 
-def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False):
+def _ref_boxes(pic: np.ndarray) -> list:
+    """The boxes a board space's picture is compared by: its ink's box (:func:`_ink_box`)
+    and, when they differ from it, the box with strokes up to ``REF_BLUR`` pixels thicker
+    left out (a name printed under the picture, thickened by the camera's blur at a
+    space's size: on the card it is thin and left out) and the box of the parts that keep
+    clear of the space's edge (a grid line, the next space's name or a shadow's edge cut
+    in)."""
+    first = _ink_box(pic)
+    if first is None:
+        return []
+    out = [first]
+    if not REF_EXTRA:
+        return out
+    more = [_ink_box(pic, thicker=REF_BLUR), _inner_box(pic)]
+    for b in more:
+        if b is not None and not isinstance(b, str) and all(
+                max(abs(p - q) for p, q in zip(b, o)) > 2 for o in out):
+            out.append(b)
+    return out
+
+
+def _inner_box(n: np.ndarray):
+    """The box of a space's solid ink parts that keep clear of its edge, when they hold at
+    least half of its solid ink; None otherwise."""
+    dev = np.abs(n - 1.0).max(axis=2)
+    raw = (dev > INK).astype(np.uint8)
+    k = max(3, int(round(STROKE * min(n.shape[:2]))))
+    solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    m, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+    if m <= 2:
+        return None
+    hh, ww = solid.shape
+    x, y, w, h, a = (stats[1:, i] for i in range(5))
+    touch = (x <= 1) | (y <= 1) | (x + w >= ww - 1) | (y + h >= hh - 1)
+    if not touch.any() or a[~touch].sum() < 0.5 * a.sum():
+        return None
+    keep = np.isin(lab, np.nonzero(~touch)[0] + 1).astype(np.uint8)
+    return _box(keep, n.shape)
+
+
+def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False, thicker: int = 0):
     """The box (x0, y0, x1, y1) round the picture's ink in a paper-normalised picture ``n``:
     what differs from the paper, small parts (a caption's letters, noise) left out; None when
     there is no ink. Thin strokes (the letters of a name printed on the card or in the
@@ -144,9 +193,11 @@ def _ink_box(n: np.ndarray, side: float | None = None, edge: bool = False):
     default: the picture ``n`` is all picture, as a board space is)."""
     dev = np.abs(n - 1.0).max(axis=2)
     raw = (dev > INK).astype(np.uint8)
-    k = max(3, int(round(STROKE * (side or min(n.shape[:2])))))
+    k = max(3, int(round(STROKE * (side or min(n.shape[:2]))))) + thicker
     solid = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    box = _box(solid, n.shape, edge)
+    box = None
+    if int(solid.sum()) >= STROKES_ONLY * int(raw.sum()):
+        box = _box(solid, n.shape, edge)
     if box is None:
         box = _box(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)), n.shape,
                    edge)
@@ -187,21 +238,45 @@ def _box(ink: np.ndarray, shape, edge: bool = False):
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _box_to_square(box, pad: float, size: int) -> np.ndarray:
+def _box_to_square(box, pad, size) -> np.ndarray:
     """The affine map of ``box`` (x0, y0, x1, y1), widened by ``pad`` of its size on each
-    side, onto a square of ``size`` pixels."""
+    side (one figure, or (across, down)), onto a rectangle of ``size`` pixels (one figure
+    for a square, or (width, height))."""
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
-    src = np.float32([[x0 - pad * bw, y0 - pad * bh], [x1 + pad * bw, y0 - pad * bh],
-                      [x1 + pad * bw, y1 + pad * bh]])
-    dst = np.float32([[0, 0], [size, 0], [size, size]])
+    px, py = (pad, pad) if np.isscalar(pad) else pad
+    sw, sh = (size, size) if np.isscalar(size) else size
+    src = np.float32([[x0 - px * bw, y0 - py * bh], [x1 + px * bw, y0 - py * bh],
+                      [x1 + px * bw, y1 + py * bh]])
+    dst = np.float32([[0, 0], [sw, 0], [sw, sh]])
     return cv2.getAffineTransform(src, dst)
 
 
-def _crop(n: np.ndarray, box, pad: float, size: int) -> np.ndarray:
-    return cv2.warpAffine(n, _box_to_square(box, pad, size), (size, size),
+def _crop(n: np.ndarray, box, pad, size) -> np.ndarray:
+    sw, sh = (size, size) if np.isscalar(size) else size
+    return cv2.warpAffine(n, _box_to_square(box, pad, size), (int(sw), int(sh)),
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=(1.0, 1.0, 1.0))
+
+
+def _layout(aspect: float) -> tuple:
+    """The compared picture's (width, height) for a box of this ``aspect`` (width /
+    height): a square of ``TEMPLATE``; a box ``WIDE`` times wider than high (a word:
+    squeezed into the square its letters kept little) twice as wide and half as high, the
+    same number of pixels; a box as much higher than wide, the other way. Decided on the
+    aspect rounded as the masked match groups the references' shapes (0.05 in log)."""
+    la = round(float(np.log(max(aspect, 1e-3))) / 0.05) * 0.05
+    T = TEMPLATE
+    if la >= np.log(WIDE) - 1e-9:
+        return 2 * T, T // 2
+    if la <= -np.log(WIDE) + 1e-9:
+        return T // 2, 2 * T
+    return T, T
+
+
+def _windows(c: np.ndarray, w: int, h: int, n: int) -> list:
+    """Every ``w`` x ``h`` window of ``c`` shifted by 0..n-1 down and across."""
+    return [c[dy:dy + h, dx:dx + w] for dy in range(n) for dx in range(n)]
 
 
 def _normalise(img: np.ndarray, paper=None) -> np.ndarray:
@@ -277,8 +352,9 @@ def _cover(n: np.ndarray) -> np.ndarray | None:
         if not len(entry):
             continue
         # the entering colours: those of at least a sixth of the edge's pixels
-        q = np.round(entry / COVER_COLOUR).astype(np.int32)
-        _, inv, cnt = np.unique(q, axis=0, return_inverse=True, return_counts=True)
+        q = np.round(entry / COVER_COLOUR).astype(np.int64)
+        key = (q[:, 0] * 64 + q[:, 1]) * 64 + q[:, 2]      # one number a colour: quicker
+        _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
         near = np.zeros(part.shape, bool)
         for c in np.nonzero(cnt >= max(3, len(entry) / 6))[0]:
             col = np.median(entry[inv.ravel() == c], axis=0)
@@ -317,16 +393,19 @@ def card_picture(card: np.ndarray):
                      or box[3] >= mid.shape[0] - 1):
         return "edge"             # ink running off the card's middle: a hand, a card below
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
-    T = TEMPLATE
-    patches = []
-    size = T + 2 * SHIFT
-    for r in SCALES:
-        span = r * T / (1 + 2 * REF_PAD)            # the box's side in the crop, pixels
-        c = _crop(mid, box, (size / span - 1) / 2, size)
-        for dy in range(2 * SHIFT + 1):
-            for dx in range(2 * SHIFT + 1):
-                patches.append(c[dy:dy + T, dx:dx + T])
-    return _unit(np.stack(patches)), float(aspect)
+    # the layouts of every reference shape the card's box may be compared with
+    la = np.log(max(aspect, 1e-3))
+    layouts = {_layout(float(np.exp(x))) for x in np.linspace(la - ASPECT_TOL, la + ASPECT_TOL, 29)}
+    patches = {}
+    for w, h in layouts:
+        out = []
+        size = (w + 2 * SHIFT, h + 2 * SHIFT)
+        for r in SCALES:
+            sx, sy = r * w / (1 + 2 * REF_PAD), r * h / (1 + 2 * REF_PAD)   # the box, pixels
+            c = _crop(mid, box, ((size[0] / sx - 1) / 2, (size[1] / sy - 1) / 2), size)
+            out += _windows(c, w, h, 2 * SHIFT + 1)
+        patches[(w, h)] = _unit(np.stack(out))
+    return patches, float(aspect)
 
 
 def _open_sides(box, cover: np.ndarray) -> tuple:
@@ -374,8 +453,9 @@ class CoveredPicture:
         return out
 
 
-def _crop_mask(m: np.ndarray, box, pad: float, size: int) -> np.ndarray:
-    return cv2.warpAffine(m.astype(np.float32), _box_to_square(box, pad, size), (size, size),
+def _crop_mask(m: np.ndarray, box, pad, size) -> np.ndarray:
+    sw, sh = (size, size) if np.isscalar(size) else size
+    return cv2.warpAffine(m.astype(np.float32), _box_to_square(box, pad, size), (sw, sh),
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
 
 
@@ -385,14 +465,9 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     ``COVER_SHIFT`` pixels, only where the card shows (a box less than ``MIN_VISIBLE``
     uncovered is not compared): code -> score."""
     codes, aspects, _ = refs.views()
-    crops = refs.crops()
+    flat = refs.crops()
     if not len(codes):
         return {}
-    T = TEMPLATE
-    size = T + 2 * COVER_SHIFT
-    span = T / (1 + 2 * REF_PAD)
-    pad = (size / span - 1) / 2
-    flat = crops.reshape(len(crops), T * T, 3)
     best = np.full(len(codes), -1.0, np.float32)
     bins = np.round(aspects / 0.05).astype(int)
     barred = refs.barred()
@@ -400,21 +475,21 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     for b in np.unique(bins[~barred]):
         idx = np.nonzero((bins == b) & ~barred)[0]
         xs, ws = [], []
+        w, h = _layout(float(np.exp(b * 0.05)))       # the bin's references' layout
+        size = (w + 2 * COVER_SHIFT, h + 2 * COVER_SHIFT)
+        pad = ((size[0] * (1 + 2 * REF_PAD) / w - 1) / 2,
+               (size[1] * (1 + 2 * REF_PAD) / h - 1) / 2)
         for box in pic.boxes(float(np.exp(b * 0.05))):
-            c = _crop(pic.seen, box, pad, size)
-            v = _crop_mask(pic.visible, box, pad, size) > 0.5
-            for dy in range(n):
-                for dx in range(n):
-                    xs.append(c[dy:dy + T, dx:dx + T])
-                    ws.append(v[dy:dy + T, dx:dx + T])
+            xs += _windows(_crop(pic.seen, box, pad, size), w, h, n)
+            ws += _windows(_crop_mask(pic.visible, box, pad, size) > 0.5, w, h, n)
         if not xs:
             continue
-        Wt = np.stack(ws).reshape(len(ws), T * T).astype(np.float32)
+        Wt = np.stack(ws).reshape(len(ws), w * h).astype(np.float32)
         keep = Wt.mean(axis=1) >= MIN_VISIBLE
         if not keep.any():
             continue
         Wt = Wt[keep]
-        X = np.stack(xs)[keep].reshape(len(Wt), T * T, 3)
+        X = np.stack(xs)[keep].reshape(len(Wt), w * h, 3)
         R = flat[idx]
         # correlation over the visible pixels only (weights 0 or 1), every candidate crop
         # against every reference at once
@@ -435,9 +510,10 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
 
 
 def _reference_views(n: np.ndarray, box):
-    """The reference's picture in each quarter turn: [(aspect in that turn, T x T crop)]."""
+    """The reference's picture in each quarter turn: [(aspect in that turn, its crop in
+    the layout of its shape, :func:`_layout`)]."""
     aspect = (box[2] - box[0]) / max(box[3] - box[1], 1)
-    c = _crop(n, box, REF_PAD, TEMPLATE)
+    c = _crop(n, box, REF_PAD, _layout(aspect))
     return [(aspect if k % 2 == 0 else 1 / aspect, np.ascontiguousarray(np.rot90(c, k)))
             for k in range(4)]
 
@@ -461,6 +537,7 @@ class JewishReferences:
         self._views = None
         self._crops = None
         self._odd = None
+        self._shapes = None
         if self.turned is None:
             self.turned = [False] * len(self.codes)
         #: a card of the top-left or bottom-right quarters has been named (upright or upside
@@ -481,32 +558,44 @@ class JewishReferences:
     def views(self):
         """(codes, log aspects, unit vectors): one row per reference picture and turn."""
         if self._views is None:
-            codes, aspects, crops, odd = [], [], [], []
+            codes, aspects, crops, odd, shapes = [], [], [], [], []
             for code, pic, turned in zip(self.codes, self.pictures, self.turned):
-                box = _ink_box(pic)
-                if box is None:
-                    continue
-                for k, (a, c) in enumerate(_reference_views(pic, box)):
-                    if k not in TURNS and not turned:
+                boxes = _ref_boxes(pic) if code not in WORDS else [_ink_box(pic)]
+                for box in boxes:
+                    if box is None:
                         continue
-                    codes.append(code)
-                    aspects.append(np.log(max(a, 1e-3)))
-                    crops.append(c)
-                    odd.append(k not in TURNS)
+                    for k, (a, c) in enumerate(_reference_views(pic, box)):
+                        if k not in TURNS and not turned:
+                            continue
+                        codes.append(code)
+                        aspects.append(np.log(max(a, 1e-3)))
+                        crops.append(c.reshape(-1, 3))
+                        shapes.append(c.shape[1] * 1000 + c.shape[0])
+                        odd.append(k not in TURNS)
             self._odd = np.array(odd, bool)
             T = TEMPLATE
-            self._crops = np.stack(crops) if crops else np.zeros((0, T, T, 3), np.float32)
+            #: each row's layout (width * 1000 + height): rows are compared only with a
+            #: card's crop of the same layout
+            self._shapes = np.array(shapes, int)
+            self._crops = np.stack(crops) if crops else np.zeros((0, T * T, 3), np.float32)
             if crops:
-                self._views = (np.array(codes), np.float32(aspects), _unit(self._crops))
+                self._views = (np.array(codes), np.float32(aspects),
+                               _unit(self._crops[:, :, None, :]))
             else:
                 self._views = (np.array([], str), np.zeros(0, np.float32),
                                np.zeros((0, TEMPLATE * TEMPLATE * 3), np.float32))
         return self._views
 
     def crops(self) -> np.ndarray:
-        """The reference pictures of :meth:`views`, row by row (k, T, T, 3)."""
+        """The reference pictures of :meth:`views`, row by row, flattened in their layout
+        (k, T * T, 3)."""
         self.views()
         return self._crops
+
+    def shapes(self) -> np.ndarray:
+        """Each row's layout of :meth:`views` (width * 1000 + height)."""
+        self.views()
+        return self._shapes
 
     def barred(self) -> np.ndarray:
         """The rows of :meth:`views` not matched now (a quarter turn, not yet allowed)."""
@@ -610,6 +699,7 @@ class JewishReading:
     score: float = 0.0
     margin: float = 0.0
     best: str | None = None               # the likeliest card, named or not
+    index: int = -1                       # which of the finder's rectangles it was read on
 
     @property
     def known(self) -> bool:
@@ -630,7 +720,12 @@ def scores(card: np.ndarray, refs: JewishReferences, got=None) -> dict:
     codes, aspects, vecs = refs.views()
     if not len(codes):
         return {}
-    sims = (vecs @ patches.T).max(axis=1)
+    sims = np.full(len(codes), -1.0, np.float32)
+    shapes = refs.shapes()
+    for (w, h), p in patches.items():
+        rows = shapes == w * 1000 + h
+        if rows.any():
+            sims[rows] = (vecs[rows] @ p.T).max(axis=1)
     sims[np.abs(aspects - np.log(max(aspect, 1e-3))) > ASPECT_TOL] = -1.0
     sims[refs.barred()] = -1.0
     best: dict = {}
@@ -674,17 +769,43 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
     """The new top Jewish Edition card of a pile between two pictures: every rectangle the
     finder proposes is read; a card is named only when those read surely agree, a rectangle
     that read the same card in the picture before (a card below) left out."""
-    quads = pile_quads(after, before, card_px)
+    with one_thread():
+        quads = pile_quads(after, before, card_px)
+        return read_jewish_quads(quads, [straighten(after, q) for q in quads],
+                                 lambda i: straighten(before, quads[i]), refs)
+
+
+_POOLS = None
+
+
+def one_thread():
+    """A context in which numpy's BLAS runs on one thread. The matching's matrix products
+    are small: BLAS threads spread over the cores cost more processor time than they save
+    (their busy-waiting counted: about half of it on a loaded 2-core machine, docs/cards.md
+    session nine) and take the cores the camera loop needs."""
+    global _POOLS
+    if _POOLS is None:
+        from threadpoolctl import ThreadpoolController
+        _POOLS = ThreadpoolController()
+    return _POOLS.limit(limits=1, user_api="blas")
+
+
+def read_jewish_quads(quads: list, cards: list, before, refs: JewishReferences
+                      ) -> JewishReading:
+    """The decision of :func:`read_jewish_pile` over the finder's rectangles ``quads``, given
+    each one's straightened card in the picture after (``cards``) and a function giving the
+    ``i``-th one's in the picture before (``before(i)``, called only when needed)."""
     if not quads:
         return JewishReading(None, reason="no new card found")
     reads = []
-    for q in quads:
-        r = read_jewish_straight(straighten(after, q), refs)
+    for i, (q, card) in enumerate(zip(quads, cards)):
+        r = read_jewish_straight(card, refs)
         r.quad = q
-        if r.code and read_jewish_straight(straighten(before, q), refs).code == r.code:
+        r.index = i
+        if r.code and read_jewish_straight(before(i), refs).code == r.code:
             # the same card read there in the picture before: a card below, not the new one
             r = JewishReading(None, q, f"{r.code} lay there before (a card below)", r.score,
-                              r.margin, r.best)
+                              r.margin, r.best, i)
         reads.append(r)
     known = [r for r in reads if r.code]
     if not known:
@@ -700,7 +821,7 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
     for r in reads:
         if r.best and r.best != top.code and r.score >= top.score and not r.reason.endswith(
                 "(a card below)"):
-            b = read_jewish_straight(straighten(before, r.quad), refs)
+            b = read_jewish_straight(before(r.index), refs)
             if b.best == r.best and b.score >= r.score - 0.05:
                 continue                  # likeliest the same there before: a card below
             return JewishReading(None, top.quad, f"the card's outline is doubtful: it reads "
@@ -711,11 +832,13 @@ def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | Non
 def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
     """The rectangles the playing-card finder proposes for the new card (its changed paper,
     and its new straight edges)."""
-    quads = _new_card_quads(after, before, card_px)
-    if card_px:
-        for q in line_candidates(after, before, card_px):
-            if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
-                quads.append(q)
+    tol = 0.015 * card_px if card_px else 2.5
+    quads: list = []
+    for q in _new_card_quads(after, before, card_px) + (
+            line_candidates(after, before, card_px) if card_px else []):
+        # a rectangle within a few pixels of one kept reads the same card: read once
+        if not any(_same_quad(q, o, tol) for o in quads):
+            quads.append(q)
     return quads
 
 
@@ -732,8 +855,9 @@ def find_jewish_cards(img: np.ndarray, refs: JewishReferences) -> list[JewishRea
     (``seqboard read --cards`` in a Jewish game)."""
     from .reader import find_cards
     out = []
-    for r in find_cards(img, read=False):
-        j = read_jewish_straight(straighten(img, r.quad), refs)
-        j.quad = r.quad
-        out.append(j)
+    with one_thread():
+        for r in find_cards(img, read=False):
+            j = read_jewish_straight(straighten(img, r.quad), refs)
+            j.quad = r.quad
+            out.append(j)
     return out

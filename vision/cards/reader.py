@@ -57,6 +57,9 @@ FEWER_PIPS = "A23456789"
 # A corner and the middle together (session seven, chosen on tuned piles, docs/cards.md)
 COMBINE_CORNER = 0.8     # a corner names the card this surely (under NET_ONE) ...
 COMBINE_MID = 0.3        # ... and the middle's likeliest card is the same this surely: named
+DISAGREE_SURE = 0.9      # corners that disagree: one of them and the middle this sure ...
+DISAGREE_OTHER = 0.7     # ... and the other corner under this: the first is named
+CONFIRM_CORNER = 0.5     # the corner's likeliest card confirmed by the middle: at least this
 # Rectangles that name different cards (chosen on tuned piles, docs/cards.md "Session five"
 # and "Session seven")
 SETTLE_SURE = 0.9        # one card read this surely two ways (a corner and the middle) ...
@@ -316,14 +319,19 @@ def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = N
 
     - the corners name it (:func:`net_decision`) and the middle does not name another card
       (at least ``MID_VETO``), or
-    - the middle names it (at least ``MID_SURE``; ``MID_CONFIRM`` when a corner names it too)
-      and no corner names another card (at least ``CORNER_VETO``);
+    - the middle names it (at least ``MID_SURE``; ``MID_CONFIRM`` when a corner names it too,
+      with at least ``CONFIRM_CORNER``, session nine) and no corner names another card (at
+      least ``CORNER_VETO``);
+    - (session nine) the corners disagree, one of them and the middle each name it at least
+      ``DISAGREE_SURE`` and the other corner's card is under ``DISAGREE_OTHER`` (a finger
+      over part of that corner's rank);
 
     anything else is unknown. ``t`` overrides thresholds by name (the tuning grid)."""
     t = t or {}
     g = {k: t.get(k, globals()[k]) for k in ("NET_BOTH", "NET_ONE", "NET_OTHER_NONE", "MID_SURE",
                                              "MID_CONFIRM", "MID_VETO", "CORNER_VETO",
-                                             "COMBINE_CORNER", "COMBINE_MID")}
+                                             "COMBINE_CORNER", "COMBINE_MID", "DISAGREE_SURE",
+                                             "DISAGREE_OTHER", "CONFIRM_CORNER")}
     code, reason = net_decision(p, pips, g["NET_BOTH"], g["NET_ONE"], g["NET_OTHER_NONE"])
     if pm is None:
         return code, reason, "index" if code else ""
@@ -338,11 +346,20 @@ def combined_decision(p: np.ndarray, pm: np.ndarray | None, pips: int | None = N
     corner = [cardnet.CODES[i] if i != cardnet.NONE else None for i in k]
     if mid is None:
         return None, reason + "; the middle reads no card", ""
+    if corner[0] and corner[1] and corner[0] != corner[1] and mid in corner \
+            and g["DISAGREE_SURE"] is not None:
+        # the corners disagree: one of them and the middle both read surely, the other
+        # corner unsure (a finger over part of its rank: a J read as a 3)
+        j = corner.index(mid)
+        if float(p[j, m]) >= g["DISAGREE_SURE"] and mconf >= g["DISAGREE_SURE"] \
+                and float(p[1 - j, k[1 - j]]) < g["DISAGREE_OTHER"]:
+            return mid, "", "both"
     other = [c for j, c in enumerate(corner) if c and c != mid and p[j, k[j]] >= g["CORNER_VETO"]]
     if other:
         return None, reason + f"; the middle reads {mid} but a corner {other[0]}", ""
-    need = g["MID_CONFIRM"] if mid in corner else g["MID_SURE"]
-    if mid in corner and max(float(p[j, m]) for j in range(2)) >= g["COMBINE_CORNER"]:
+    lean = max(float(p[j, m]) for j in range(2))      # the corners' belief in the middle's card
+    need = g["MID_CONFIRM"] if mid in corner and lean >= g["CONFIRM_CORNER"] else g["MID_SURE"]
+    if mid in corner and lean >= g["COMBINE_CORNER"]:
         need = min(need, g["COMBINE_MID"])   # a corner fairly sure and the middle agreeing
     if mconf < need:
         return None, reason + f"; the middle reads {mid}, not surely ({mconf:.2f})", ""
@@ -634,14 +651,40 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         return out
     quads = _new_card_quads(after, before, card_px)
     if card_px and LINES:
-        for q in line_candidates(after, before, card_px):
+        for q in pile_line_candidates(after, before, card_px):
             if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
                 quads.append(q)
     return read_agreed(after, quads, read_straight, CardReading, before)
 
 
+def pile_line_candidates(after, before, card_px):
+    """:func:`line_candidates` as the pile reader takes them: the edges' gaps bridged as
+    before (``LINE_GAP``, ``LINE_SEGS`` of them, ``LINE_MOST`` kept), then, when
+    ``LINE_WIDE`` is set, again with wider gaps bridged (``LINE_WIDE``: gap, edges, kept;
+    session nine): a new card laid along the edge of a card below loses its own edge
+    where the old one ran (the new edges are those not in the picture before), so its
+    side shows as short pieces that the first pass does not join. The rectangles of both,
+    the same ones once."""
+    grad = _new_gradient(after, before)
+    diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0),
+                       cv2.GaussianBlur(before, (5, 5), 0)).max(axis=2).astype(np.float32)
+    out = line_candidates(after, before, card_px, grad, diff, most=LINE_MOST, gap=LINE_GAP,
+                          segs_tried=LINE_SEGS)
+    if LINE_WIDE:
+        gap, segs, most = LINE_WIDE
+        for q in line_candidates(after, before, card_px, grad, diff, most=most, gap=gap,
+                                 segs_tried=segs):
+            if not any(_same_quad(q, o, 0.015 * card_px) for o in out):
+                out.append(q)
+    return out
+
+
 #: also read the rectangles built on the new straight edges (:func:`line_candidates`)
 LINES = True
+LINE_GAP = 0.04          # the gap bridged along a new straight edge, parts of a card's length
+LINE_SEGS = 12           # the longest new straight edges each taken as part of a side
+LINE_MOST = 3            # rectangles built on them kept (twice as many moved onto the edges)
+LINE_WIDE = (0.12, 16, 3)  # (gap, edges, kept): a second pass with wider gaps bridged
 #: settle rectangles that read different cards (:func:`_settle`)
 SETTLE = True
 #: a card read only where it was read in the picture before too is a card below: unknown
@@ -960,14 +1003,16 @@ def _rect_side_support(grad, diff, quads: np.ndarray, n_along: int = 20) -> np.n
     return out
 
 
-def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3):
+def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3,
+                    gap: float = 0.04, segs_tried: int = 12):
     """Rectangles of the card's known size built on the straight NEW edges of the picture
     (an edge of the picture after that was not in the picture before): each long enough
     edge taken as part of one of the card's sides (long or short, the card on either side
     of it, from either of its ends or centred on it), scored by how much of the four sides
     lies on a new card edge (a hand over the card hides some, not all), the best ``most``
     moved onto the card's edges (:func:`refine_quad`). They find a card whose changed
-    picture is mostly a hand's."""
+    picture is mostly a hand's. ``gap``: the gap bridged along a straight edge (parts of a
+    card's length); ``segs_tried``: how many of the longest edges are taken."""
     if grad is None:
         grad = _new_gradient(after, before)
     if diff is None:
@@ -978,12 +1023,12 @@ def line_candidates(after, before, card_px, grad=None, diff=None, most: int = 3)
     gb = cv2.GaussianBlur(cv2.cvtColor(before, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     new = cv2.Canny(ga, 30, 90) & ~cv2.dilate(cv2.Canny(gb, 30, 90), np.ones((5, 5), np.uint8))
     segs = cv2.HoughLinesP(new, 1, np.pi / 180, max(3, int(0.12 * L)),
-                           minLineLength=max(3, int(0.22 * L)), maxLineGap=int(0.04 * L) + 1)
+                           minLineLength=max(3, int(0.22 * L)), maxLineGap=int(gap * L) + 1)
     if segs is None:
         return []
     segs = sorted(segs.reshape(-1, 4).astype(np.float32), key=lambda s: -np.hypot(s[2] - s[0], s[3] - s[1]))
     hyps = []
-    for x0, y0, x1, y1 in segs[:12]:
+    for x0, y0, x1, y1 in segs[:segs_tried]:
         a, b = np.float32([x0, y0]), np.float32([x1, y1])
         ln = float(np.linalg.norm(b - a))
         u = (b - a) / max(ln, 1e-6)

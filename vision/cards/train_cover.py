@@ -294,7 +294,7 @@ def _find(task):
     cv2.setNumThreads(1)
     s = _pile(seed, i, covered)
     quads = reader._new_card_quads(s.after, s.before, s.card_px)
-    for q in reader.line_candidates(s.after, s.before, s.card_px):
+    for q in reader.pile_line_candidates(s.after, s.before, s.card_px):
         if not any(reader._same_quad(q, o, 0.015 * s.card_px) for o in quads):
             quads.append(q)
     return np.float32(quads).reshape(-1, 4, 2)
