@@ -91,8 +91,80 @@ def shifted(img: np.ndarray, d: dict) -> np.ndarray:
     return out
 
 
+def other_draw(rng: np.random.Generator) -> dict:
+    """A scene's "other" changes (session nine's fourth split): changes of other kinds than
+    :func:`shift_draw`'s, and than the training's augmentation (``--shift-aug``) holds,
+    so a model trained with that augmentation is still measured on changes it never saw.
+    Each is drawn for the scene (about half of them each): white balance that drifts
+    across the picture (one side warmer, the other cooler, as
+    two lights of different colour: 15-35 % a channel at the picture's edge), a lens
+    vignette off the picture's centre (down to 35-70 %), lateral chromatic aberration
+    (red and blue scaled apart by 0.4-1.2 % of the picture from its centre), sensor
+    banding (rows brighter and darker by 4-12 levels), camera shake (a motion blur
+    5-15 px long in any direction), over-sharpening (an unsharp mask, 1.5-3 times, as
+    phone cameras apply) and coarse quantisation (4 or 5 bits a channel)."""
+    d = {"wb": float(rng.uniform(0.15, 0.35)) if rng.random() < 0.5 else 0.0,
+         "wb_angle": float(rng.uniform(0, 2 * np.pi)),
+         "vig": float(rng.uniform(0.35, 0.7)) if rng.random() < 0.4 else 1.0,
+         "vig_at": rng.uniform(-0.6, 0.6, 2),
+         "ca": float(rng.uniform(0.004, 0.012)) if rng.random() < 0.5 else 0.0,
+         "band": float(rng.uniform(4.0, 12.0)) if rng.random() < 0.4 else 0.0,
+         "band_seed": int(rng.integers(1 << 30)),
+         "shake": float(rng.uniform(5, 15)) if rng.random() < 0.4 else 0.0,
+         "shake_angle": float(rng.uniform(0, 180)),
+         "sharpen": float(rng.uniform(1.5, 3.0)) if rng.random() < 0.4 else 0.0,
+         "bits": int(rng.integers(4, 6)) if rng.random() < 0.3 else 8}
+    if not (d["wb"] or d["vig"] < 1 or d["ca"] or d["band"] or d["shake"] or d["sharpen"]
+            or d["bits"] < 8):
+        d["wb"] = float(rng.uniform(0.15, 0.35))
+    return d
+
+
+def othered(img: np.ndarray, d: dict) -> np.ndarray:
+    """``img`` (BGR) through the scene's other changes :func:`other_draw`."""
+    import cv2
+    h, w = img.shape[:2]
+    x = img.astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = (xx - w / 2) / (w / 2), (yy - h / 2) / (h / 2)
+    if d["ca"]:
+        # lateral chromatic aberration: red a little larger than green, blue a little smaller
+        for ch, k in ((2, 1.0 + d["ca"]), (0, 1.0 - d["ca"])):
+            mx = (w / 2 + (xx - w / 2) / k).astype(np.float32)
+            my = (h / 2 + (yy - h / 2) / k).astype(np.float32)
+            x[..., ch] = cv2.remap(x[..., ch], mx, my, cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REFLECT)
+    if d["shake"]:
+        n = int(round(d["shake"])) | 1
+        ker = np.zeros((n, n), np.float32)
+        ker[n // 2, :] = 1.0
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), d["shake_angle"], 1.0)
+        ker = cv2.warpAffine(ker, rot, (n, n))
+        x = cv2.filter2D(x, -1, ker / max(float(ker.sum()), 1e-6))
+    if d["wb"]:
+        t = np.cos(d["wb_angle"]) * u + np.sin(d["wb_angle"]) * v      # -1.4 .. 1.4 across
+        t = np.clip(t, -1, 1)[..., None]
+        warm = np.array([-d["wb"], 0.0, d["wb"]], np.float32)     # BGR: redder, less blue
+        x = x * (1.0 + t * warm)             # one side warmer, the other as much cooler
+    if d["vig"] < 1.0:
+        r2 = (u - d["vig_at"][0]) ** 2 + (v - d["vig_at"][1]) ** 2
+        x = x * (1.0 - (1.0 - d["vig"]) * np.clip(r2 / 2.5, 0, 1))[..., None]
+    if d["sharpen"]:
+        soft = cv2.GaussianBlur(x, (0, 0), 1.5)
+        x = x + d["sharpen"] * (x - soft)
+    if d["band"]:
+        rows = np.random.default_rng(d["band_seed"]).normal(0, d["band"], h).astype(np.float32)
+        rows = np.convolve(rows, np.ones(3, np.float32) / 3, mode="same")
+        x = x + rows[:, None, None]
+    out = np.clip(x + 0.5, 0, 255).astype(np.uint8)
+    if d["bits"] < 8:
+        step = 1 << (8 - d["bits"])
+        out = (out // step * step + step // 2).astype(np.uint8)
+    return out
+
+
 def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
-         shift: bool = False) -> None:
+         shift: bool = False, other: bool = False) -> None:
     import cv2
     cv2.setNumThreads(1)
     from engine.game import builtin_layout
@@ -127,8 +199,10 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
                     "gamma": float(prng.uniform(0.75, 1.35)),
                     "cast": prng.uniform(0.82, 1.18, 3).astype(np.float32)}
         sh = shift_draw(prng) if shift else None
+        ot = other_draw(prng) if other else None
         img = photometric(empty.image, prng, base) if base else empty.image
         img = shifted(img, sh) if sh else img
+        img = othered(img, ot) if ot else img
         ref = Reference.from_features(features(straighten(img, corners, layout), 10, 10))
         for k in range(frames):
             hand = k % 3 == 2
@@ -138,6 +212,7 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
             r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
             img = photometric(r.image, prng, base) if base else r.image
             img = shifted(img, sh) if sh else img
+            img = othered(img, ot) if ot else img
             cr = np.float32(corners + rng.normal(0, 0.01 * space, (4, 2)))
             f = features(straighten(img, cr, layout), 10, 10)
             st, cf, hd = classify(f, ref, layout.free, 9.0, layout.cols)
@@ -157,7 +232,9 @@ def make(out: Path, seed: int, scenes: int, frames: int, photo: float, progress,
         progress(f"scene {s + 1}/{scenes} ({time.time() - t0:.0f} s): {looks[-1]}"
                  + (" + photometric" if base else "")
                  + (" + shifted " + ", ".join(f"{k} {np.round(v, 2)}" for k, v in sh.items())
-                    if sh else ""))
+                    if sh else "")
+                 + (" + other " + ", ".join(f"{k} {np.round(v, 3)}" for k, v in ot.items())
+                    if ot else ""))
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, looks=np.array(looks), **{k: np.array(v) for k, v in rec.items()})
     progress(f"saved {out}: {scenes * frames} frames")
@@ -237,7 +314,7 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
              ) -> np.ndarray:
     from engine.observation import SpaceState
 
-    from vision.classify import classify_learned
+    from vision.classify import MODEL_SURE_BESIDE_CALIBRATED, classify_learned
     states = [SpaceState(c) for c in STATES]
     index = {s: i for i, s in enumerate(states)}
     out = []
@@ -246,7 +323,8 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
         st, _, _ = classify_learned(probs[i], (fs, d["fconf"][i], d["fhand"][i].astype(bool)),
                                     10, *rule,
                                     blown=d["blown"][i].astype(bool) if "blown" in d else None,
-                                    disputed=None if disputed is None else disputed[i])
+                                    disputed=None if disputed is None else disputed[i],
+                                    sure_beside=MODEL_SURE_BESIDE_CALIBRATED)
         out.append([index[s] for s in st])
     return np.array(out)
 
@@ -346,6 +424,12 @@ def main(argv=None) -> int:
                     help="every scene also through changes the renderer never draws (gamma and "
                          "colour casts, chips' hues turned, saturation, heavy blur and JPEG, "
                          "vignetting: shift_draw); session eight's third split")
+    mk.add_argument("--other", action="store_true",
+                    help="every scene also through changes of other kinds (white balance "
+                         "drifting across the picture, an off-centre vignette, chromatic "
+                         "aberration, sensor banding, camera shake, over-sharpening, coarse "
+                         "quantisation: other_draw); session nine's fourth split, changes the "
+                         "training's --shift-aug never makes")
     cp = sub.add_parser("compare", help="replay stored sets through model files and the rule")
     cp.add_argument("sets", type=Path, nargs="+")
     cp.add_argument("--model", type=Path, nargs="+", required=True)
@@ -377,7 +461,7 @@ def main(argv=None) -> int:
 
     if args.cmd == "make":
         make(args.out, args.seed, args.scenes, args.frames, args.photometric, progress,
-             args.shift)
+             args.shift, args.other)
         return 0
     from vision.reader import COMBINE
     from vision.spacenet import ModelError

@@ -444,6 +444,12 @@ MODEL_SURE = 0.6
 MODEL_COVERED = 0.5
 #: beside a covered space, a reading needs at least this probability (an arm's edge)
 MODEL_SURE_BESIDE = 0.9
+#: the same on a calibrated board (session nine): the model trained through changed hues
+#: (python -m vision.train_spaces --shift-aug 0.5) is surer of a chip's colour where a
+#: sleeve tints a space, so beside a cover it must be 98 % sure (development sets: 3
+#: spaces under an arm read as chips at 0.9, none at 0.98; docs/vision.md, "Session
+#: nine"). Reading without calibration keeps MODEL_SURE_BESIDE.
+MODEL_SURE_BESIDE_CALIBRATED = 0.98
 #: the features' account of covered spaces counts too (False: only the model's; on
 #: held-out looks the features take many bare spaces for covered, and the model finds
 #: every hand they find)
@@ -464,7 +470,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
                      empty_or_white: float = 1.01, least_chip: float = 0.0,
                      least_white: float = 0.0, lone_overrules: float = 0.0,
                      blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
-                     lone: np.ndarray | None = None
+                     lone: np.ndarray | None = None, sure_beside: float | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -491,7 +497,9 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     calibration: a space whose twin holds a chip); there its coloured chip against the
     features' reading needs at least ``lone_overrules`` (a red print alone looks like a red
     chip to it).
-    ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown."""
+    ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown.
+    ``sure_beside``: the probability a reading beside a cover needs (None:
+    ``MODEL_SURE_BESIDE``; calibrated boards: ``MODEL_SURE_BESIDE_CALIBRATED``)."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
     best = probs.argmax(axis=1)
@@ -510,13 +518,15 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     index = {s: k for k, s in enumerate(CLASSES)}
     if overrules_unknown is None:
         overrules_unknown = overrules
+    if sure_beside is None:
+        sure_beside = MODEL_SURE_BESIDE
     states: list[SpaceState] = []
     conf = np.zeros(n, np.float32)
     for i in range(n):
         st = CLASSES[int(best[i])]
         p = float(sure[i])
         fs = by_features[0][i] if by_features is not None else None
-        if hand[i] or (near[i] and (p < MODEL_SURE_BESIDE or fcover_beside[i])):
+        if hand[i] or (near[i] and (p < sure_beside or fcover_beside[i])):
             st = SpaceState.UNKNOWN
         elif p >= MODEL_SURE:
             if fs is not None and fs is not st and p < (

@@ -7,6 +7,9 @@
                                                            # hard examples weighed more (tried)
     python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx
                                                            # the second opinion tried (session five)
+    python -m vision.train_spaces --seed 1 --shift-aug 0.5 --out /tmp/s9.onnx
+                                                           # + changes the renderer never draws
+                                                           # (session nine)
     python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 --light strong \
         --out vision/models/spaces_veto.onnx               # the veto model (session seven)
 
@@ -233,11 +236,12 @@ def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
 
 def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
           calibrate_t: bool = True, hard: float = 0.0, beside: float = 1.0,
-          kind: str = "shipped"):
+          kind: str = "shipped", shift_aug: float = 0.0):
     """``hard``: each space's loss weighed by 1 + hard * (1 - the probability the model
     being trained gives its true state), so the spaces it still reads wrong or unsure count
     more (0: all alike); ``beside``: the weight of a space beside a covered one (a sleeve's
-    tint and shadow over a chip)."""
+    tint and shadow over a chip); ``shift_aug``: the share of spaces changed by
+    :func:`shift_augment` (0: none)."""
     import torch
     import torch.nn.functional as F
     torch.manual_seed(seed)
@@ -274,7 +278,10 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
             idx = order[b:b + BATCH]
             if b // BATCH % 50 == 0:
                 progress(f"epoch {ep + 1}/{epochs}: {b}/{len(order)} spaces")
-            xb = augment(x[idx].clone(), gen, strong)
+            xb = x[idx].clone()
+            if shift_aug:
+                xb = torch.from_numpy(shift_augment(xb.numpy(), gen, shift_aug))
+            xb = augment(xb, gen, strong)
             logits = model(prep(xb))
             yb = y[idx]
             if hard or beside != 1.0:
@@ -344,6 +351,87 @@ def augment(xb, gen: np.random.Generator, strong: bool = True):
     return xb
 
 
+SHIFT_AUG = 0.0     # --shift-aug: the share of spaces changed by shift_augment (0: none)
+
+
+def shift_augment(xb, gen: np.random.Generator, share: float):
+    """Changes of the picture the renderer never draws, made on the cached, light-normalised
+    crops of a batch (``xb``, numpy (n, 7, 16, 16), -1..1, changed in place and returned;
+    session nine's ``--shift-aug``; needs no PyTorch): for
+    ``share`` of the spaces, each change with its own chance, the same for the space and
+    its empty-board reference where the camera would change both: every saturated
+    colour's hue turned by up to +-30 degrees (chips of other shades), the saturation
+    scaled by 0.5-1.7, a gamma of 0.6-1.7 about the paper's level, a gradient of light
+    across the space (up to +-12 %: vignetting, uneven light the normalisation leaves),
+    defocus (sigma 0.3-1.3 px of 16), blockiness (JPEG at quality 10-45 of the crop
+    enlarged three times) and colour noise. Generic: no look's or held-out family's
+    code; none of session nine's fourth split's kinds (tools/spaces_dev.py --other)."""
+    import cv2
+    m = len(xb)
+    pick = np.flatnonzero(gen.random(m) < share)
+    if not len(pick):
+        return xb
+    k = len(pick)
+    has_ref = xb[pick, 6, 0, 0] > 0
+    # as 8-bit BGR images: the space (16 x 16) and its reference (8 x 8, as given)
+    cur = np.clip((xb[pick, 0:3].transpose(0, 2, 3, 1) + 1.0) * 127.5, 0, 255)
+    ref = np.clip((xb[pick, 3:6, ::2, ::2].transpose(0, 2, 3, 1) + 1.0) * 127.5, 0, 255)
+
+    def hue_sat(img, turn, sat):
+        n, h, w, _ = img.shape
+        hsv = cv2.cvtColor(img.astype(np.uint8).reshape(n * h, w, 3),
+                           cv2.COLOR_BGR2HSV_FULL).astype(np.float32).reshape(n, h, w, 3)
+        t = turn[:, None, None] / 360.0 * 256.0 * np.clip((hsv[..., 1] - 40.0) / 60.0, 0, 1)
+        hsv[..., 0] = np.mod(hsv[..., 0] + t, 256.0)
+        hsv[..., 1] = np.clip(hsv[..., 1] * sat[:, None, None], 0, 255)
+        out = cv2.cvtColor(np.clip(hsv + 0.5, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
+                           cv2.COLOR_HSV2BGR_FULL)
+        return out.reshape(n, h, w, 3).astype(np.float32)
+
+    turn = np.where(gen.random(k) < 0.5, gen.uniform(-30, 30, k), 0.0)
+    sat = np.where(gen.random(k) < 0.5, np.exp(gen.uniform(np.log(0.5), np.log(1.7), k)), 1.0)
+    if (turn != 0).any() or (sat != 1).any():
+        cur = hue_sat(cur, turn, sat)
+        ref = hue_sat(ref, turn, sat)
+    gamma = np.where(gen.random(k) < 0.4, gen.uniform(0.6, 1.7, k), 1.0)[:, None, None, None]
+    cur = 230.0 * (cur / 230.0) ** gamma
+    ref = 230.0 * (ref / 230.0) ** gamma
+    # a gradient of light across the space (the frame's only)
+    grad = np.where(gen.random(k) < 0.3, gen.uniform(0, 0.12, k), 0.0)
+    ang = gen.uniform(0, 2 * np.pi, k)
+    u = (np.arange(16, dtype=np.float32) - 7.5) / 7.5
+    ramp = np.cos(ang)[:, None, None] * u[None, None, :] + np.sin(ang)[:, None, None] * \
+        u[None, :, None]
+    cur = cur * (1.0 + grad[:, None, None] * ramp)[..., None]
+    # defocus: one sigma for a part of the batch, the space and its reference alike
+    blur = gen.random(k) < 0.3
+    if blur.any():
+        sigma = float(gen.uniform(0.3, 1.3))
+        for i in np.flatnonzero(blur):
+            cur[i] = cv2.GaussianBlur(cur[i], (0, 0), sigma, borderType=cv2.BORDER_REFLECT)
+            r16 = cv2.resize(ref[i], (16, 16), interpolation=cv2.INTER_NEAREST)
+            r16 = cv2.GaussianBlur(r16, (0, 0), sigma, borderType=cv2.BORDER_REFLECT)
+            ref[i] = cv2.resize(r16, (8, 8), interpolation=cv2.INTER_AREA)
+    # blockiness: JPEG of the spaces enlarged three times, one quality for a part of the batch
+    jpeg = np.flatnonzero(gen.random(k) < 0.25)
+    if len(jpeg):
+        q = int(gen.integers(10, 46))
+        big = cv2.resize(np.clip(cur[jpeg], 0, 255).astype(np.uint8).reshape(-1, 16, 3),
+                         (48, 48 * len(jpeg)), interpolation=cv2.INTER_LINEAR)
+        ok, buf = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, q])
+        back = cv2.imdecode(buf, cv2.IMREAD_COLOR).astype(np.float32)
+        cur[jpeg] = cv2.resize(back, (16, 16 * len(jpeg)),
+                               interpolation=cv2.INTER_AREA).reshape(len(jpeg), 16, 16, 3)
+    # colour noise
+    noisy = gen.random(k) < 0.3
+    cur = cur + noisy[:, None, None, None] * gen.normal(0, 1, cur.shape) * \
+        gen.uniform(1, 8, k)[:, None, None, None]
+    xb[pick, 0:3] = (np.clip(cur, 0, 255) / 127.5 - 1.0).transpose(0, 3, 1, 2)
+    ref = (np.clip(ref, 0, 255) / 127.5 - 1.0).transpose(0, 3, 1, 2).repeat(2, 2).repeat(2, 3)
+    xb[pick[has_ref], 3:6] = ref[has_ref]
+    return xb
+
+
 def _prep(kind: str):
     """What turns the 7-channel input into the network's: nothing for the shipped model,
     :func:`vision.spacenet.veto_inputs` for the veto."""
@@ -408,6 +496,8 @@ def main(argv=None) -> int:
          "--out /tmp/hard.onnx   # session four's model, not shipped",
          "python -m vision.train_spaces --seed 1 --scenes 800 --out /tmp/s800.onnx   "
          "# session five's second opinion, not shipped",
+         "nice -n 10 python -m vision.train_spaces --seed 1 --shift-aug 0.5 --out /tmp/s9.onnx"
+         "   # session nine: changes the renderer never draws, on the cached crops",
          "nice -n 10 python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 "
          "--light strong --out vision/models/spaces_veto.onnx   # the veto (session seven)"])
     training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
@@ -429,8 +519,17 @@ def main(argv=None) -> int:
                     help="the photometric changes: 'strong' changes four scenes in five, dim "
                          "light more often, stronger colour casts, more noise (the veto "
                          "model's data; default normal)")
+    ap.add_argument("--shift-aug", type=float, default=SHIFT_AUG, metavar="SHARE",
+                    help="the share of spaces that training also changes in ways the renderer "
+                         "never draws (chips' hues turned, saturation, gamma, uneven light, "
+                         "defocus, JPEG blocks, colour noise: shift_augment), on the cached "
+                         f"crops, no new rendering (default {SHIFT_AUG}: none)")
     ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.shift_aug <= 1.0:
+        print(f"error: --shift-aug {args.shift_aug:g}: a share of the spaces, 0 to 1",
+              file=sys.stderr)
+        return 2
     if not training.need_torch():
         return 2
     progress = training.progress
@@ -443,7 +542,7 @@ def main(argv=None) -> int:
         return 0
     model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
                   calibrate_t=bool(args.augment), hard=args.hard, beside=args.beside,
-                  kind=args.net)
+                  kind=args.net, shift_aug=args.shift_aug)
     export(model, args.out, args.net)
     training.saved(model, args.out)
     return 0

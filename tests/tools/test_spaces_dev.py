@@ -58,6 +58,23 @@ def test_a_shifted_set_and_the_board_own_chips_pass_replay(tmp_path, capsys):
     assert "--prototypes" in capsys.readouterr().err
 
 
+def test_a_set_through_other_changes_holds_the_same_boards_seen_otherwise(tmp_path, capsys):
+    # session nine's fourth split: the same scenes through changes of other kinds (white
+    # balance drifting across the picture, an off-centre vignette, chromatic aberration,
+    # banding, shake, over-sharpening, coarse quantisation), none the training makes
+    plain, other = tmp_path / "plain.npz", tmp_path / "other.npz"
+    for out, extra in ((plain, []), (other, ["--other"])):
+        assert main(["make", str(out), "--seed", "9", "--scenes", "1", "--frames", "3",
+                     *extra]) == 0
+    with np.load(plain) as a, np.load(other) as b:
+        assert (a["truth"] == b["truth"]).all()
+        assert np.abs(a["x"].astype(int) - b["x"]).mean() > 2
+    assert "+ other" in capsys.readouterr().err       # what each scene went through
+    assert main(["compare", str(other), "--model", str(MODEL_PATH), "--json"]) == 0
+    rows = {r["how"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["rule"]["under_hands"] == 0
+
+
 def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
     bad = tmp_path / "notaset.npz"
     np.savez(bad, a=np.zeros(3))

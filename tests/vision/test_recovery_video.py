@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -336,7 +337,9 @@ def test_a_chip_read_only_in_doubt_for_good_does_not_lose_the_rest_of_the_game(t
     assert not f.calibration_error
     code, out, record = _referee(f, tmp_path / "records", 0)
     assert code == 0
-    assert "blue (not seen: on b8 or b9, which cannot be read)" in out
+    # (session nine's model also leaves e2, under the same spot, in doubt all game: it is
+    # named among the places blue's chip may be, and nothing is made up there either)
+    assert re.search(r"blue \(not seen: on (e2, )?b8 or b9, which cannot be read\)", out), out
     s = score(f, record)
     # b8 alone is missed: applied as unseen, its chip never read (nothing made up)
     assert (s["phantom"], s["missed"], s["unseen"], s["warnings"]) == (0, 1, 1, 0)

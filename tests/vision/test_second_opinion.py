@@ -100,7 +100,9 @@ def test_a_second_model_that_reads_like_the_first_changes_nothing():
     one = SpaceNet(MODEL_PATH)
     twice = SpaceNet(MODEL_PATH, SpaceNet(MODEL_PATH))
     p = one.probabilities(x)
-    assert (p.max(axis=1) < 0.9).any()
-    probs, disputed = second_opinion(twice, x, p, 0.9, 32)
-    assert np.abs(probs - steadied(one, x, p, 0.9, 32)).max() < 1e-4
+    # spaces read again: those under 99 % (session nine's model is 90 % sure of every
+    # space of this dim frame)
+    assert (p.max(axis=1) < 0.99).any()
+    probs, disputed = second_opinion(twice, x, p, 0.99, 32)
+    assert np.abs(probs - steadied(one, x, p, 0.99, 32)).max() < 1e-4
     assert not disputed.any()

@@ -130,6 +130,38 @@ def test_train_command_help_has_an_example():
     assert p.returncode == 0
     assert "python -m vision.train_spaces --seed 1" in p.stdout
     assert "--seed" in p.stdout and "--out" in p.stdout
+    assert "--shift-aug 0.5" in p.stdout            # session nine's training, with its example
+    p = subprocess.run([sys.executable, "-m", "vision.train_spaces", "--shift-aug", "1.5"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--shift-aug 1.5" in lines[0], p.stderr
+
+
+def test_training_shift_augmentation_keeps_the_reader_input_form():
+    # --shift-aug changes the cached crops as a camera the renderer never draws would (hues
+    # turned, saturation, gamma, blur, JPEG, noise): the changed spaces must still be what
+    # the reader gives the model, or the model learns from inputs it never meets
+    from vision.spacenet import CHANNELS, SIDE, space_inputs
+    from vision.train_spaces import shift_augment
+    rng = np.random.default_rng(4)
+    n = 400
+    norm = np.full((n, 32 * 32, 3), 230.0, np.float32)
+    norm[:, :, :] = rng.uniform(0, 255, (n, 1, 3))                      # flat chips, any colour
+    x = space_inputs(norm, rng.uniform(0, 255, (n, 8 * 8 * 3)))
+    x[n // 2:, 3:] = 0.0                                                 # half without calibration
+    before = x.copy()
+    out = shift_augment(x, np.random.default_rng(5), 0.5)
+    assert out.shape == (n, CHANNELS, SIDE, SIDE) and out.dtype == np.float32
+    assert out.min() >= -1.0 and out.max() <= 1.0
+    changed = np.abs(out[:, :3] - before[:, :3]).reshape(n, -1).max(1) > 1e-3
+    assert 0.3 < changed.mean() < 0.7                                   # about the share asked
+    assert (out[n // 2:, 3:] == 0).all()                                # no reference stays none
+    assert (out[:, 6] == before[:, 6]).all()
+    ref = out[: n // 2, 3:6]                                            # 8 x 8, each pixel twice
+    assert (ref[:, :, ::2, ::2] == ref[:, :, 1::2, 1::2]).all()
+    assert (ref[:, :, ::2, ::2] == ref[:, :, 1::2, ::2]).all()
+    assert (shift_augment(before.copy(), np.random.default_rng(5), 0.0) == before).all()
 
 
 
