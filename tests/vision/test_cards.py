@@ -393,6 +393,16 @@ def _covered_pile(seed, i):
                        hand="bare" if i % 2 else "sleeve", hand_over=True)
 
 
+def _read_covered(seed, i, code, why=""):
+    """Draw a covered tuned pile, check it holds ``code`` and that the reader names it;
+    the pile and the reading."""
+    s = _covered_pile(seed, i)
+    assert s.code == code
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == code, (why, r.reason)
+    return s, r
+
+
 # tuned development piles (session seven, docs/cards.md) left unknown before it: the card is
 # read on its own outline, and another rectangle reads another card
 @pytest.mark.parametrize("seed,i,code,why", [
@@ -402,19 +412,13 @@ def _covered_pile(seed, i):
                    "enough by the middle; one on the sleeve TC by one corner only")])
 def test_a_new_card_read_on_its_outline_is_named_though_a_rectangle_off_it_reads_another(
         seed, i, code, why):
-    s = _covered_pile(seed, i)
-    assert s.code == code
-    r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code == code, (why, r.reason)
+    _read_covered(seed, i, code, why)
 
 
 def test_a_corner_fairly_sure_and_the_middle_agreeing_name_the_card():
     # a 4D under fingers: one corner reads it at 0.88 (under NET_ONE), the other is covered,
     # the middle's likeliest card is 4D too (0.35): unknown before session seven
-    s = _covered_pile(6, 91)
-    assert s.code == "4D"
-    r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code == "4D", r.reason
+    _read_covered(6, 91, "4D")
     p = np.zeros((2, 53), np.float32)
     p[0, CODES.index("4D")], p[0, 52] = 0.85, 0.15
     p[1, 52] = 1.0
@@ -447,10 +451,8 @@ def test_a_card_that_lay_there_before_is_never_named_as_the_new_card(seed):
 @pytest.mark.parametrize("seed,i,code", [(6, 250, "3H"), (6, 394, "8D")])
 def test_a_card_laid_along_the_edge_of_the_card_below_with_fingers_over_it_is_read(
         seed, i, code):
-    s = _covered_pile(seed, i)
-    assert s.code == code and s.hand_over_card
-    r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code == code, r.reason
+    s, r = _read_covered(seed, i, code)
+    assert s.hand_over_card
     assert _corner_error(r.quad, s.quad, s.card_px) < 0.06
     # the edges' pieces are joined only by the second pass, with wider gaps bridged
     first = reader.line_candidates(s.after, s.before, s.card_px)
@@ -460,10 +462,7 @@ def test_a_card_laid_along_the_edge_of_the_card_below_with_fingers_over_it_is_re
 def test_corners_that_disagree_name_the_card_one_of_them_and_the_middle_read_surely():
     # a JS under fingers: one corner and the middle read JS surely, the other corner, a
     # finger over part of its J, reads 3S unsurely (unknown before session nine)
-    s = _covered_pile(32, 29)
-    assert s.code == "JS"
-    r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code == "JS", r.reason
+    _read_covered(32, 29, "JS")
     p = np.zeros((2, 53), np.float32)
     pm = np.zeros(53, np.float32)
     js, s3 = CODES.index("JS"), CODES.index("3S")
