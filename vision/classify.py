@@ -466,11 +466,6 @@ FEATURE_COVERS_BESIDE = True
 #: unknown, but its neighbours are read as on a bare board, not held to the bar beside a
 #: cover. False: every cover darkens its neighbours.
 STRAY_COVERS = True
-#: session ten: on a calibrated board, the model's white where the features read nothing
-#: (unknown) needs this, not ``white_overrules`` (0.97, set against the features' empty):
-#: on the tuned development sets every white between 0.9 and 0.97 the features could not
-#: read was a white chip
-WHITE_OVER_UNKNOWN_CALIBRATED = 0.95
 
 
 _COLOURED = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
@@ -483,7 +478,6 @@ def calibrated_keywords() -> dict:
     """classify_learned's keywords on a calibrated board (the reader's, and the development
     sets' replay in tools/spaces_dev.py)."""
     return {"sure_beside": MODEL_SURE_BESIDE_CALIBRATED,
-            "white_overrules_unknown": WHITE_OVER_UNKNOWN_CALIBRATED,
             "stray_covers": STRAY_COVERS}
 
 
@@ -505,8 +499,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
                      least_white: float = 0.0, lone_overrules: float = 0.0,
                      blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
                      lone: np.ndarray | None = None, sure_beside: float | None = None,
-                     white_overrules_unknown: float | None = None, stray_covers: bool = False,
-                     why: list | None = None
+                     stray_covers: bool = False, why: list | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -536,9 +529,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown.
     ``sure_beside``: the probability a reading beside a cover needs (None:
     ``MODEL_SURE_BESIDE``; calibrated boards: ``MODEL_SURE_BESIDE_CALIBRATED``).
-    ``white_overrules_unknown``: what the model's white needs where the features read
-    unknown (None: ``white_overrules``). ``stray_covers``: a stray cover (:data:`STRAY_COVERS`)
-    puts no neighbour beside a cover.
+    ``stray_covers``: a stray cover (:data:`STRAY_COVERS`) puts no neighbour beside a cover.
     ``why``: a list that gets, per space, the pass that left it unknown (one of
     :data:`WHY`; "" for a space read as a state), for counting (tools/spaces_dev.py)."""
     from .spacenet import CLASSES, COVERED
@@ -552,7 +543,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     if hand.any() and cols:
         grid = hand.reshape(-1, cols).astype(np.uint8)
         if stray_covers:
-            grid = grid & ~_stray(grid)
+            grid = grid * (1 - _stray(grid))
         near = (cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0) & ~hand
     fcover_beside = np.zeros(n, bool)
     if by_features is not None and FEATURE_COVERS_BESIDE:
@@ -561,8 +552,6 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     index = {s: k for k, s in enumerate(CLASSES)}
     if overrules_unknown is None:
         overrules_unknown = overrules
-    if white_overrules_unknown is None:
-        white_overrules_unknown = white_overrules
     if sure_beside is None:
         sure_beside = MODEL_SURE_BESIDE
     states: list[SpaceState] = []
@@ -578,8 +567,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
             if fs is not None and fs is not st and p < (
                     overrules_unknown if fs is SpaceState.UNKNOWN else overrules):
                 st, cause = SpaceState.UNKNOWN, "features disagree"
-            elif fs is not None and fs is not st and st is SpaceState.WHITE and p < (
-                    white_overrules_unknown if fs is SpaceState.UNKNOWN else white_overrules):
+            elif fs is not None and fs is not st and st is SpaceState.WHITE and p < white_overrules:
                 st, cause = SpaceState.UNKNOWN, "white guard"
         elif fs is not None and fs is not SpaceState.UNKNOWN and probs[i, index[fs]] >= stand \
                 and not (fs in (SpaceState.EMPTY, SpaceState.WHITE) and probs[i, index[
