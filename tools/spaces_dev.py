@@ -18,6 +18,10 @@ entirely right; and the same for the model's argmax alone. Session three's sets 
 seeds 8 and 9 (``--scenes 40`` and ``30``, ``--frames 9``, ``--photometric 0.8``);
 docs/vision.md. Use other seeds than the benchmark's and never held-out looks.
 
+``why`` (session ten) counts every space left unknown or read wrong on the stored frames
+without a hand, after the rule and the board's-own-chips pass as the reader runs them, by
+the pass that left it unknown, its true state, the features' and the model's readings.
+
 Examples::
 
     python -m tools.spaces_dev make /tmp/dev9.npz --seed 9 --scenes 30 --frames 9
@@ -27,6 +31,7 @@ Examples::
     python -m tools.spaces_dev make /tmp/shift21.npz --seed 21 --scenes 40 --photometric 0.5 --shift
     python -m tools.spaces_dev compare /tmp/shift21.npz --model vision/models/spaces.onnx \
         --prototypes "3,0.5,0;3,0.5,10"
+    python -m tools.spaces_dev why /tmp/dev9.npz /tmp/shift21.npz --dump /tmp/why.jsonl
 """
 
 from __future__ import annotations
@@ -334,12 +339,20 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
     return np.array(out)
 
 
+def right_spaces(d: dict, states: np.ndarray) -> np.ndarray:
+    """Which spaces of every stored frame ``states`` read right: as they are, as the chip
+    under a hand, or unknown where the truth allows it."""
+    unknown = len(STATES) - 1
+    return (states == d["truth"]) | (states == d["under"]) | (
+        d["unsure"].astype(bool) & (states == unknown))
+
+
 def score(d: dict, states: np.ndarray) -> dict:
     import cv2
     unknown = len(STATES) - 1
     tr, un = d["truth"], d["under"]
-    occ, uns = d["occ"].astype(bool), d["unsure"].astype(bool)
-    right = (states == tr) | (states == un) | (uns & (states == unknown))
+    occ = d["occ"].astype(bool)
+    right = right_spaces(d, states)
     wrong = ~occ & (states != tr) & (states != unknown)
     k = np.ones((3, 3), np.uint8)
     near = np.stack([cv2.dilate(o.reshape(10, 10).astype(np.uint8), k).ravel() > 0
@@ -385,8 +398,8 @@ def why(d: dict, probs: np.ndarray, disputed: np.ndarray, rule: tuple,
     states = combined(d, probs, rule, disputed, causes)
     final = with_prototypes(d, probs, states, bars) if bars else states
     unknown = len(STATES) - 1
-    tr, un, uns = d["truth"], d["under"], d["unsure"].astype(bool)
-    right = (final == tr) | (final == un) | (uns & (final == unknown))
+    tr = d["truth"]
+    right = right_spaces(d, final)
     from vision.spacenet import CLASSES
     cls = [STATES.index(c.value) if c.value in STATES else unknown for c in CLASSES]
     out = []
