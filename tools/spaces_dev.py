@@ -427,10 +427,11 @@ def why_table(rows: list[dict]) -> list[str]:
 
     def pbin(p: float) -> str:
         return "<0.6" if p < 0.6 else "<0.9" if p < 0.9 else "<0.97" if p < 0.97 else ">=0.97"
-    c = Counter((r["cause"] or "WRONG", r["truth"], r["features"], r["model"], pbin(r["p"]),
-                 r["second"]) for r in rows)
-    alone = Counter((r["cause"] or "WRONG", r["truth"], r["features"], r["model"],
-                     pbin(r["p"]), r["second"]) for r in rows if r["alone"])
+    def key(r: dict) -> tuple:
+        return (r["cause"] or "WRONG", r["truth"], r["features"], r["model"], pbin(r["p"]),
+                r["second"])
+    c = Counter(map(key, rows))
+    alone = Counter(key(r) for r in rows if r["alone"])
     return [f"{n:5d} ({alone[k]:4d} alone)  {k[0]:18s} truth {k[1]}  features {k[2]}  "
             f"model {k[3]} {k[4]:6s} then {k[5]}" for k, n in c.most_common()]
 
@@ -524,7 +525,8 @@ def main(argv=None) -> int:
     wy = sub.add_parser("why", help="count the spaces left unknown or read wrong on frames "
                                      "without a hand, by the pass that left them unknown")
     wy.add_argument("sets", type=Path, nargs="+")
-    wy.add_argument("--model", type=Path, default=Path("vision/models/spaces.onnx"))
+    wy.add_argument("--model", type=Path, default=None,
+                    help="the model file (default: the shipped vision/models/spaces.onnx)")
     wy.add_argument("--prototypes", default="default", metavar="NEAR,RATIO,FAR",
                     help="the board's-own-chips pass's bars (default: the reader's; off: none)")
     wy.add_argument("--dump", type=Path, default=None,
@@ -583,12 +585,11 @@ def main(argv=None) -> int:
     return 0
 
 
-
 def why_main(args, rule: tuple) -> int:
     import json
 
     from vision import prototypes as pr
-    from vision.spacenet import ModelError, SpaceNet
+    from vision.spacenet import MODEL_PATH, ModelError, SpaceNet
     if args.prototypes == "default":
         bars = (pr.NEAR, pr.RATIO, pr.FAR)
     elif args.prototypes == "off":
@@ -602,8 +603,11 @@ def why_main(args, rule: tuple) -> int:
             print(f"error: --prototypes {args.prototypes!r}: three numbers (near, ratio, far), "
                   "comma-separated, or off", file=sys.stderr)
             return 2
+    if args.dump and not args.dump.parent.is_dir():
+        print(f"error: --dump {args.dump}: no such folder", file=sys.stderr)
+        return 2
     try:
-        net = SpaceNet(args.model)
+        net = SpaceNet(args.model or MODEL_PATH)
         data = [(p, load(p)) for p in args.sets]
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -620,7 +624,11 @@ def why_main(args, rule: tuple) -> int:
         rows += [{"set": str(p), **r} for r in got]
     print("\n".join(why_table(rows)))
     if args.dump:
-        args.dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        try:
+            args.dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        except OSError as e:
+            print(f"error: --dump {args.dump}: {e.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -119,3 +119,6 @@ def test_why_counts_each_space_lost_on_a_bare_board_by_the_pass_that_lost_it(tmp
     assert main(["why", str(out), "--prototypes", "3,x"]) == 2
     err = capsys.readouterr().err.strip()
     assert "--prototypes" in err and "\n" not in err
+    assert main(["why", str(out), "--dump", str(tmp_path / "no" / "why.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--dump" in err and "\n" not in err
