@@ -143,12 +143,13 @@ def accuracy(frames: int, seed: int, progress) -> dict:
 
 
 def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, progress,
-            read: bool = True, calibrated: bool = True) -> dict:
+            read: bool = True, calibrated: bool = True, uncalibrated: bool = True) -> dict:
     """The held-out figures (see the module's docstring). ``read=False``: the calibration
     figures only (the scenes read are drawn, not rendered, so the same empty boards are
     calibrated as in a full run). ``calibrated=False``: the reading without calibration
     only (the same frames as a full run; nothing calibrated, the other frames drawn, not
-    rendered)."""
+    rendered). ``uncalibrated=False``: the frames are not also read without calibration
+    (the calibrated figures are the same; the uncalibrated ones are left at nothing)."""
     from vision.locate import BoardNotFound
     from vision.looks import FAMILIES, draw_look, look_conditions
     layout = builtin_layout("classic")
@@ -224,7 +225,7 @@ def heldout(scenes: int, frames_per_scene: int, cal_scenes: int, seed: int, prog
             if not hand:
                 tot["boards"] += 1
                 tot["boards_right"] += not wrong
-                if k < 6:
+                if k < 6 and uncalibrated:
                     _uncalibrated(uncal, r, board, tot)
             for d in FAMILIES:
                 f = fam.setdefault(f"{d}={getattr(look, d)}", [0, 0])
@@ -359,6 +360,10 @@ def main(argv=None) -> int:
     ap.add_argument("--uncalibrated-only", action="store_true",
                     help="only the held-out reading without calibration (the same frames as "
                          "a full run): uncalibrated_space_accuracy, uncalibrated_wrong_rate, ...")
+    ap.add_argument("--calibrated-only", action="store_true",
+                    help="only the held-out reading of calibrated boards (the same frames as a "
+                         "full run, none read without calibration, nothing timed): "
+                         "heldout_space_accuracy, heldout_wrong_rate, ...")
     ap.add_argument("--no-model", action="store_true",
                     help="read with the hand-written features alone, without the learned "
                          "space classifier (to compare; the filmed games keep it)")
@@ -396,6 +401,13 @@ def main(argv=None) -> int:
     if args.uncalibrated_only:
         held = heldout(args.scenes, args.scene_frames, 0, args.seed, progress, calibrated=False)
         result = {k: v for k, v in held.items() if k.startswith("uncalibrated_")}
+        print(json.dumps(result) if args.json else
+              "\n".join(f"{k}: {v}" for k, v in result.items()))
+        return 0
+    if args.calibrated_only:
+        held = heldout(args.scenes, args.scene_frames, 0, args.seed, progress,
+                       uncalibrated=False)
+        result = {k: v for k, v in held.items() if k.startswith("heldout_")}
         print(json.dumps(result) if args.json else
               "\n".join(f"{k}: {v}" for k, v in result.items()))
         return 0

@@ -74,3 +74,17 @@ def test_benchmark_prints_its_figures(script):
         assert k in figures, k
     assert all(not isinstance(v, (list, dict)) for k, v in figures.items()
                if k not in ("by_condition", "heldout_by_family"))
+
+
+def test_vision_calibrated_only_prints_the_held_out_reading_alone():
+    # session ten: the calibrated reader's held-out figures without the reading without
+    # calibration, the calibration scenes or the timing (the same frames as a full run)
+    out = subprocess.run([sys.executable, str(BENCH / "vision.py"), "--json", "--quick",
+                          "--calibrated-only"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    for k in ("heldout_space_accuracy", "heldout_wrong_rate", "heldout_wrong_under_hands",
+              "heldout_unknown_rate", "heldout_board_accuracy", "heldout_by_family"):
+        assert k in figures, k
+    assert figures["heldout_frames"] == 6
+    assert not [k for k in figures if not k.startswith("heldout_")]

@@ -18,6 +18,10 @@ entirely right; and the same for the model's argmax alone. Session three's sets 
 seeds 8 and 9 (``--scenes 40`` and ``30``, ``--frames 9``, ``--photometric 0.8``);
 docs/vision.md. Use other seeds than the benchmark's and never held-out looks.
 
+``why`` (session ten) counts every space left unknown or read wrong on the stored frames
+without a hand, after the rule and the board's-own-chips pass as the reader runs them, by
+the pass that left it unknown, its true state, the features' and the model's readings.
+
 Examples::
 
     python -m tools.spaces_dev make /tmp/dev9.npz --seed 9 --scenes 30 --frames 9
@@ -27,6 +31,7 @@ Examples::
     python -m tools.spaces_dev make /tmp/shift21.npz --seed 21 --scenes 40 --photometric 0.5 --shift
     python -m tools.spaces_dev compare /tmp/shift21.npz --model vision/models/spaces.onnx \
         --prototypes "3,0.5,0;3,0.5,10"
+    python -m tools.spaces_dev why /tmp/dev9.npz /tmp/shift21.npz --dump /tmp/why.jsonl
 """
 
 from __future__ import annotations
@@ -310,31 +315,44 @@ def probabilities(net, d: dict) -> np.ndarray:
     return np.stack(out), np.stack(disputed)
 
 
-def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | None = None
-             ) -> np.ndarray:
+def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | None = None,
+             why: list | None = None) -> np.ndarray:
+    """The rule's states of every stored frame; ``why`` gets, per frame, the list of
+    classify_learned's causes (the pass that left each space unknown)."""
     from engine.observation import SpaceState
 
-    from vision.classify import MODEL_SURE_BESIDE_CALIBRATED, classify_learned
+    from vision.classify import calibrated_keywords, classify_learned
     states = [SpaceState(c) for c in STATES]
     index = {s: i for i, s in enumerate(states)}
     out = []
     for i in range(len(probs)):
+        causes: list = []
         fs = [states[v] for v in d["fst"][i]]
         st, _, _ = classify_learned(probs[i], (fs, d["fconf"][i], d["fhand"][i].astype(bool)),
                                     10, *rule,
                                     blown=d["blown"][i].astype(bool) if "blown" in d else None,
                                     disputed=None if disputed is None else disputed[i],
-                                    sure_beside=MODEL_SURE_BESIDE_CALIBRATED)
+                                    **calibrated_keywords(), why=causes)
         out.append([index[s] for s in st])
+        if why is not None:
+            why.append(causes)
     return np.array(out)
+
+
+def right_spaces(d: dict, states: np.ndarray) -> np.ndarray:
+    """Which spaces of every stored frame ``states`` read right: as they are, as the chip
+    under a hand, or unknown where the truth allows it."""
+    unknown = len(STATES) - 1
+    return (states == d["truth"]) | (states == d["under"]) | (
+        d["unsure"].astype(bool) & (states == unknown))
 
 
 def score(d: dict, states: np.ndarray) -> dict:
     import cv2
     unknown = len(STATES) - 1
     tr, un = d["truth"], d["under"]
-    occ, uns = d["occ"].astype(bool), d["unsure"].astype(bool)
-    right = (states == tr) | (states == un) | (uns & (states == unknown))
+    occ = d["occ"].astype(bool)
+    right = right_spaces(d, states)
     wrong = ~occ & (states != tr) & (states != unknown)
     k = np.ones((3, 3), np.uint8)
     near = np.stack([cv2.dilate(o.reshape(10, 10).astype(np.uint8), k).ravel() > 0
@@ -366,6 +384,56 @@ def with_prototypes(d: dict, probs: np.ndarray, states: np.ndarray, bars: tuple)
                         d["blown"][i].astype(bool) if "blown" in d else None, *bars)
         out.append([STATES.index(v.value) for v in got])
     return np.array(out)
+
+
+def why(d: dict, probs: np.ndarray, disputed: np.ndarray, rule: tuple,
+        bars: tuple | None = None) -> list[dict]:
+    """Every space wrongly left unknown or read wrong on the stored frames without a hand,
+    after the rule and (``bars``) the prototypes' pass: one record each, with the pass
+    that left it unknown (classify_learned's cause, "prototypes' doubt" where that pass
+    took a reading back; "" for a wrong reading), the true state, the features' and the
+    model's readings, the model's top two probabilities, and whether the frame's board is
+    otherwise right (a board lost on this space alone)."""
+    causes: list = []
+    states = combined(d, probs, rule, disputed, causes)
+    final = with_prototypes(d, probs, states, bars) if bars else states
+    unknown = len(STATES) - 1
+    tr = d["truth"]
+    right = right_spaces(d, final)
+    from vision.spacenet import CLASSES
+    cls = [STATES.index(c.value) if c.value in STATES else unknown for c in CLASSES]
+    out = []
+    for i in np.flatnonzero(~d["hand"].astype(bool)):
+        bad = np.flatnonzero(~right[i])
+        for j in bad:
+            order = np.argsort(-probs[i, j])
+            cause = causes[i][j] if final[i, j] == unknown else ""
+            if final[i, j] == unknown and states[i, j] != unknown:
+                cause = "prototypes' doubt"
+            out.append({"frame": int(i), "space": int(j), "cause": cause,
+                        "truth": STATES[tr[i, j]], "read": STATES[final[i, j]],
+                        "features": STATES[d["fst"][i][j]],
+                        "model": STATES[cls[order[0]]], "p": round(float(probs[i, j, order[0]]), 3),
+                        "second": STATES[cls[order[1]]],
+                        "p2": round(float(probs[i, j, order[1]]), 3),
+                        "alone": len(bad) == 1})
+    return out
+
+
+def why_table(rows: list[dict]) -> list[str]:
+    """Counts of :func:`why`'s records by cause, true state and the model's top state and
+    probability (the bins 0.6, 0.9, 0.97), the most first."""
+    from collections import Counter
+
+    def pbin(p: float) -> str:
+        return "<0.6" if p < 0.6 else "<0.9" if p < 0.9 else "<0.97" if p < 0.97 else ">=0.97"
+    def key(r: dict) -> tuple:
+        return (r["cause"] or "WRONG", r["truth"], r["features"], r["model"], pbin(r["p"]),
+                r["second"])
+    c = Counter(map(key, rows))
+    alone = Counter(key(r) for r in rows if r["alone"])
+    return [f"{n:5d} ({alone[k]:4d} alone)  {k[0]:18s} truth {k[1]}  features {k[2]}  "
+            f"model {k[3]} {k[4]:6s} then {k[5]}" for k, n in c.most_common()]
 
 
 def compare(sets: list[Path], models: list[Path], rule: tuple,
@@ -454,6 +522,15 @@ def main(argv=None) -> int:
                     help="the board's-own-chips pass (vision/prototypes.py) after the rule, "
                          "with each set of bars (';' between sets; e.g. 3,0.5,10)")
     cp.add_argument("--json", action="store_true", help="one JSON object a line")
+    wy = sub.add_parser("why", help="count the spaces left unknown or read wrong on frames "
+                                     "without a hand, by the pass that left them unknown")
+    wy.add_argument("sets", type=Path, nargs="+")
+    wy.add_argument("--model", type=Path, default=None,
+                    help="the model file (default: the shipped vision/models/spaces.onnx)")
+    wy.add_argument("--prototypes", default="default", metavar="NEAR,RATIO,FAR",
+                    help="the board's-own-chips pass's bars (default: the reader's; off: none)")
+    wy.add_argument("--dump", type=Path, default=None,
+                    help="also write every record, one JSON object a line")
     args = ap.parse_args(argv)
 
     def progress(text: str) -> None:
@@ -466,6 +543,8 @@ def main(argv=None) -> int:
     from vision.reader import COMBINE
     from vision.spacenet import ModelError
     rule = COMBINE["calibrated"]
+    if args.cmd == "why":
+        return why_main(args, rule)
     if args.rule:
         try:
             rule = tuple(float(v) for v in args.rule.split(","))
@@ -503,6 +582,53 @@ def main(argv=None) -> int:
               f"under hands {r['under_hands']}  unknown far {r['unknown_far']}  "
               f"boards {r['boards']}"
               + (f"  asked {r['asked_a_frame']}" if "asked_a_frame" in r else ""))
+    return 0
+
+
+def why_main(args, rule: tuple) -> int:
+    import json
+
+    from vision import prototypes as pr
+    from vision.spacenet import MODEL_PATH, ModelError, SpaceNet
+    if args.prototypes == "default":
+        bars = (pr.NEAR, pr.RATIO, pr.FAR)
+    elif args.prototypes == "off":
+        bars = None
+    else:
+        try:
+            bars = tuple(float(v) for v in args.prototypes.split(","))
+            if len(bars) != 3:
+                raise ValueError
+        except ValueError:
+            print(f"error: --prototypes {args.prototypes!r}: three numbers (near, ratio, far), "
+                  "comma-separated, or off", file=sys.stderr)
+            return 2
+    if args.dump and not args.dump.parent.is_dir():
+        print(f"error: --dump {args.dump}: no such folder", file=sys.stderr)
+        return 2
+    try:
+        net = SpaceNet(args.model or MODEL_PATH)
+        data = [(p, load(p)) for p in args.sets]
+    except (ValueError, ModelError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    rows = []
+    for p, d in data:
+        probs, disputed = probabilities(net, d)
+        got = why(d, probs, disputed, rule, bars)
+        frames = int((~d["hand"].astype(bool)).sum())
+        lost = len({r["frame"] for r in got})
+        print(f"{p}: {frames} frames without a hand, {lost} not entirely right, "
+              f"{sum(r['cause'] != '' for r in got)} spaces left unknown, "
+              f"{sum(r['cause'] == '' for r in got)} read wrong")
+        rows += [{"set": str(p), **r} for r in got]
+    print("\n".join(why_table(rows)))
+    if args.dump:
+        try:
+            args.dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        except OSError as e:
+            print(f"error: --dump {args.dump}: {e.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 

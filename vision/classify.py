@@ -459,9 +459,37 @@ FEATURE_COVERS = False
 #: such spaces on 288 frames of tuned looks, seed 5, with the second model), the features
 #: see the cover; the halo stays within one space
 FEATURE_COVERS_BESIDE = True
+#: session ten (docs/vision.md): on a calibrated board, a space the model takes as covered
+#: with no other covered space among its eight neighbours and not on the board's edge, in
+#: a frame where no two covered spaces touch, is a stray cover (a glare spot, a fold, a
+#: shadow's tip: an arm reaches in from the board's edge over several spaces): it stays
+#: unknown, but its neighbours are read as on a bare board, not held to the bar beside a
+#: cover. False: every cover darkens its neighbours.
+STRAY_COVERS = True
 
 
 _COLOURED = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
+#: the passes of classify_learned that leave a space unknown (its ``why``)
+WHY = ("covered", "beside a cover", "features disagree", "white guard", "model unsure",
+       "blown out", "lone", "least chip", "disputed")
+
+
+def calibrated_keywords() -> dict:
+    """classify_learned's keywords on a calibrated board (the reader's, and the development
+    sets' replay in tools/spaces_dev.py)."""
+    return {"sure_beside": MODEL_SURE_BESIDE_CALIBRATED,
+            "stray_covers": STRAY_COVERS}
+
+
+def _stray(grid: np.ndarray) -> np.ndarray:
+    """The stray covers of a grid of covered spaces (:data:`STRAY_COVERS`), as a grid of
+    0/1: none when any two covered spaces touch."""
+    count = cv2.filter2D(grid, -1, np.ones((3, 3), np.float32), borderType=cv2.BORDER_CONSTANT)
+    if (count[grid > 0] > 1).any():
+        return np.zeros_like(grid)
+    inner = np.zeros_like(grid)
+    inner[1:-1, 1:-1] = 1
+    return grid & inner
 
 
 def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: int = 0,
@@ -470,7 +498,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
                      empty_or_white: float = 1.01, least_chip: float = 0.0,
                      least_white: float = 0.0, lone_overrules: float = 0.0,
                      blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
-                     lone: np.ndarray | None = None, sure_beside: float | None = None
+                     lone: np.ndarray | None = None, sure_beside: float | None = None,
+                     stray_covers: bool = False, why: list | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -499,7 +528,10 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     chip to it).
     ``disputed``: spaces two models read apart (vision.spacenet.second_opinion): unknown.
     ``sure_beside``: the probability a reading beside a cover needs (None:
-    ``MODEL_SURE_BESIDE``; calibrated boards: ``MODEL_SURE_BESIDE_CALIBRATED``)."""
+    ``MODEL_SURE_BESIDE``; calibrated boards: ``MODEL_SURE_BESIDE_CALIBRATED``).
+    ``stray_covers``: a stray cover (:data:`STRAY_COVERS`) puts no neighbour beside a cover.
+    ``why``: a list that gets, per space, the pass that left it unknown (one of
+    :data:`WHY`; "" for a space read as a state), for counting (tools/spaces_dev.py)."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
     best = probs.argmax(axis=1)
@@ -510,6 +542,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     near = np.zeros(n, bool)
     if hand.any() and cols:
         grid = hand.reshape(-1, cols).astype(np.uint8)
+        if stray_covers:
+            grid = grid * (1 - _stray(grid))
         near = (cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0) & ~hand
     fcover_beside = np.zeros(n, bool)
     if by_features is not None and FEATURE_COVERS_BESIDE:
@@ -526,35 +560,38 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
         st = CLASSES[int(best[i])]
         p = float(sure[i])
         fs = by_features[0][i] if by_features is not None else None
+        cause = ""
         if hand[i] or (near[i] and (p < sure_beside or fcover_beside[i])):
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "covered" if hand[i] else "beside a cover"
         elif p >= MODEL_SURE:
             if fs is not None and fs is not st and p < (
                     overrules_unknown if fs is SpaceState.UNKNOWN else overrules):
-                st = SpaceState.UNKNOWN
+                st, cause = SpaceState.UNKNOWN, "features disagree"
             elif fs is not None and fs is not st and st is SpaceState.WHITE and p < white_overrules:
-                st = SpaceState.UNKNOWN
+                st, cause = SpaceState.UNKNOWN, "white guard"
         elif fs is not None and fs is not SpaceState.UNKNOWN and probs[i, index[fs]] >= stand \
                 and not (fs in (SpaceState.EMPTY, SpaceState.WHITE) and probs[i, index[
                     SpaceState.WHITE if fs is SpaceState.EMPTY else SpaceState.EMPTY]]
                     >= empty_or_white):
             st, p = fs, float(probs[i, index[fs]])
         else:
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "model unsure"
         if st is SpaceState.WHITE and blown is not None and blown[i] and fs is not st:
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "blown out"
         if lone is not None and lone[i] and st is not fs and st in _COLOURED \
                 and p < lone_overrules:
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "lone"
         if st is not SpaceState.UNKNOWN and st is not SpaceState.EMPTY and float(
                 probs[i, index[st]]) < (least_white if st is SpaceState.WHITE else least_chip):
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "least chip"
         if disputed is not None and disputed[i]:
-            st = SpaceState.UNKNOWN
+            st, cause = SpaceState.UNKNOWN, "disputed"
         if st is SpaceState.UNKNOWN:
             p = min(p, 0.5)
         elif st is fs:
             p = max(p, float(by_features[1][i]))     # both read it: the surer of the two
         states.append(st)
         conf[i] = p
+        if why is not None:
+            why.append(cause)
     return states, conf, hand

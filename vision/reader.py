@@ -22,7 +22,7 @@ from engine.layout import Layout
 from engine.observation import Observation, SpaceState
 
 from .calibration import Calibration
-from .classify import (MODEL_SURE_BESIDE_CALIBRATED, Reference, classify, classify_by_twins,
+from .classify import (Reference, calibrated_keywords, classify, classify_by_twins,
                        classify_learned, features)
 from .doubt import doubt
 from .pairs import outside_frame
@@ -271,8 +271,8 @@ class BoardReader:
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
                                                   disputed=disputed, lone=lone,
-                                                  sure_beside=MODEL_SURE_BESIDE_CALIBRATED
-                                                  if self.calibration is not None else None)
+                                                  **(calibrated_keywords()
+                                                     if self.calibration is not None else {}))
             from . import prototypes as _protos
             if self._prototypes is not None and (self.calibration is not None
                                                  or _protos.UNCALIBRATED):

@@ -88,3 +88,37 @@ def test_a_file_that_is_not_a_set_or_a_bad_rule_is_one_line(tmp_path, capsys):
     assert "--rule" in capsys.readouterr().err
     assert main(["compare", str(bad), "--model", str(MODEL_PATH), "--veto-bar", "a"]) == 2
     assert "--veto-bar" in capsys.readouterr().err
+
+
+def test_why_counts_each_space_lost_on_a_bare_board_by_the_pass_that_lost_it(tmp_path,
+                                                                            capsys):
+    # session ten: every space left unknown or read wrong on the frames without a hand,
+    # with the pass that left it unknown; the frames it names are those compare counts as
+    # not entirely right (after the board's-own-chips pass, as the reader)
+    from vision.classify import WHY
+    out, dump = tmp_path / "shifted.npz", tmp_path / "why.jsonl"
+    assert main(["make", str(out), "--seed", "21", "--scenes", "1", "--frames", "6",
+                 "--photometric", "0.5", "--shift"]) == 0
+    capsys.readouterr()
+    assert main(["why", str(out), "--dump", str(dump)]) == 0
+    text = capsys.readouterr().out
+    assert "4 frames without a hand" in text
+    rows = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert rows, "a shifted scene loses some spaces"
+    for r in rows:
+        if r["read"] == "?":
+            assert r["cause"] in WHY + ("prototypes' doubt",), r
+        else:
+            assert r["cause"] == "" and r["read"] != r["truth"], r
+    assert main(["compare", str(out), "--model", str(MODEL_PATH), "--json",
+                 "--prototypes", "3,0.5,10"]) == 0
+    compared = {r["how"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    lost = len({r["frame"] for r in rows})
+    assert compared["rule+protos@3,0.5,10"]["boards"] == round(1 - lost / 4, 3)
+    assert f"{lost} not entirely right" in text
+    assert main(["why", str(out), "--prototypes", "3,x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--prototypes" in err and "\n" not in err
+    assert main(["why", str(out), "--dump", str(tmp_path / "no" / "why.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--dump" in err and "\n" not in err

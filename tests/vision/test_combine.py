@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
-from vision.classify import classify_learned, features
+from vision.classify import calibrated_keywords, classify_learned, features
 from vision.locate import straighten
 from vision.looks import look_conditions, parse_look
 from vision.reader import COMBINE
@@ -20,8 +20,8 @@ E, B, G, R, W, U = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceSt
 
 
 def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> SpaceState:
-    """One space (in a row of four: no covers nearby) read calibrated from the model's
-    probabilities ``model`` ({state: p}) and the features' state."""
+    """One space (in a row of four: no covers nearby) read calibrated (as the reader does)
+    from the model's probabilities ``model`` ({state: p}) and the features' state."""
     p = np.full(len(CLASSES), 1e-4)
     for s, v in model.items():
         p[CLASSES.index(s)] = v
@@ -30,7 +30,8 @@ def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> Sp
     probs[1] = p
     fs = [E, feature_state, E, E]
     states, _, _ = classify_learned(probs, (fs, np.ones(4), np.zeros(4, bool)), 4,
-                                    *COMBINE[how])
+                                    *COMBINE[how],
+                                    **(calibrated_keywords() if how == "calibrated" else {}))
     assert states[0] is E and states[2] is E
     return states[1]
 
@@ -97,6 +98,47 @@ def test_white_against_the_features_needs_the_model_nearly_certain():
     assert _read({W: 0.93, E: 0.07}, U) is U
     assert _read({W: 0.99, E: 0.01}, E) is W
     assert _read({W: 0.93, E: 0.07}, W) is W
+
+
+def _board(covered: list[int], beside: dict[int, float]) -> list[SpaceState]:
+    """A calibrated 10 x 10 board read as the reader does: empty everywhere (the model 99.9 %
+    sure), the model taking ``covered`` for covered, and each space of ``beside`` empty at
+    only that probability with the features unsure of it (unknown)."""
+    n = 100
+    probs = np.tile(np.eye(len(CLASSES))[0] * 0.999 + 0.0002, (n, 1))
+    fs = [E] * n
+    for i in covered:
+        probs[i] = np.eye(len(CLASSES))[CLASSES.index(U)] * 0.99 + 0.002
+    for i, p in beside.items():
+        probs[i] = np.full(len(CLASSES), (1 - p) / (len(CLASSES) - 1))
+        probs[i, 0] = p
+        fs[i] = U
+    states, _, _ = classify_learned(probs, (fs, np.ones(n), np.zeros(n, bool)), 10,
+                                    *COMBINE["calibrated"], **calibrated_keywords())
+    return states
+
+
+def test_a_stray_cover_on_a_bare_board_leaves_its_neighbours_read():
+    # session ten: a glare spot or a fold the model takes for a cover, alone in the middle
+    # of a board no hand is over, made its eight neighbours unknown (the bar beside an
+    # arm: 98 % and the features sure); now only the space itself stays unknown
+    states = _board([44], {43: 0.96, 45: 0.99, 54: 0.9})
+    assert states[44] is U
+    assert [states[i] for i in (33, 34, 35, 43, 45, 53, 54, 55)] == [E] * 8
+    assert states.count(U) == 1
+
+
+def test_an_arm_or_a_cover_at_the_edge_still_holds_its_neighbours_to_98_percent():
+    # two covered spaces that touch are an arm: beside them a reading needs 98 % and the
+    # features sure, as before; so does a lone cover on the board's edge (where an arm
+    # reaches in)
+    arm = _board([44, 45], {43: 0.96, 46: 0.96})
+    assert arm[43] is U and arm[46] is U and arm[44] is U and arm[45] is U
+    edge = _board([4], {3: 0.96, 15: 0.96})
+    assert edge[3] is U and edge[15] is U
+    # two stray covers apart from each other are each a stray cover
+    two = _board([22, 77], {21: 0.96, 78: 0.96})
+    assert two[21] is E and two[78] is E and two.count(U) == 2
 
 
 def test_an_unsure_model_between_empty_and_white_is_not_settled_by_the_features():
