@@ -703,3 +703,19 @@ def test_no_waiting_notice_for_a_wait_the_referee_resolves_on_its_own(tmp_path):
     for t in range(12, 60, 4):
         s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(float(t)))
     assert not [e for e in events if e.kind == "waiting"]
+
+
+def test_a_lone_chip_read_only_in_doubt_is_said_once_and_judged_when_it_reads_surely(tmp_path):
+    """Blue's first chip, on e5, reads blue only at 0.3 (a shadow over it?) and nothing
+    else changes: the referee waits, and after 20 s says so once, naming e5; when e5 reads
+    surely the move is judged as usual."""
+    s, ref, path, events = _session(tmp_path)
+    for t in range(2, 40, 2):
+        s.observe(_seen(ref, {"e5": ("B", 0.3)}), _at(float(t)))
+    said = [e.text for e in events if e.kind == "waiting"]
+    assert said == ["waiting on e5 for 20 s: the camera cannot read e5 surely. Move the lamp "
+                    "or whatever covers it, or press t (Take the board as it stands) and check "
+                    "whose turn it is"]
+    assert not ref.moves and s.warning is None
+    v = s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["e5"]
