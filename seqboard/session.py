@@ -610,9 +610,9 @@ class Session:
 
     def _doubted(self, obs: Observation, screened: evidence.Screened,
                  where: tuple[int, ...]) -> dict[int, SpaceState]:
-        """The spaces, empty in the game and not among ``where``, where a chip of a team's
-        colour has read only in doubt since the sensing has not read them surely for
-        :attr:`unreadable_after`: each with its colour."""
+        """The spaces, empty in the game and not among ``where``, that read a chip of a
+        team's colour, only in doubt, and have not been read surely for
+        :attr:`unreadable_after` (the session's unreadable spaces): each with its colour."""
         r = self.referee
         return {i: obs.states[i] for i, why in screened.why
                 if why in ("doubtful", "beside") and i not in where and i in self._long_unread
