@@ -28,6 +28,8 @@ and its moves compared with the true game's:
 - ``video_games_recovered``: games with a hidden move whose record ends with the true game
   (want: all of ``video_games_with_hidden_moves``)
 - ``video_warnings``: warnings the referee raised (every move here is legal: want 0)
+- ``video_waiting_notices``: times the referee said that chips had waited on spaces it
+  cannot read for 20 s with no move judged (a game that stalls, said: want 0)
 - ``video_games_heldout_looks``: games filmed in a look with a held-out family
 - ``video_calibrations_refused``: games whose empty board the calibration refused (nothing
   refereed: all their moves count as missed)
@@ -302,6 +304,13 @@ def score(film: Film, record: Path) -> dict:
             "first_wrong": next((f"{layout.space_name(w[2])}" for w, g in zip(want, got) if w != g), "")}
 
 
+def waiting_notices(stdout: str) -> int:
+    """How many times the referee said it was still waiting on spaces it cannot read (its
+    terminal lines ``[ 33] waiting on i4, j3 for 20 s: ...``; docs/recovery.md)."""
+    return sum(1 for line in stdout.splitlines()
+               if line.startswith("[") and "] waiting on " in line)
+
+
 def game_look(seed: int, g: int, looks: str) -> Look | None:
     """The look game ``g`` is filmed in: None (``plain``: the project's own look), or a look
     drawn from the held-out families (``heldout``; every other game's hands a held-out hand
@@ -318,7 +327,8 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
         only: list[int] | None = None, reuse: bool = False) -> dict:
     totals = {"games": 0, "moves": 0, "phantom": 0, "missed": 0, "caught_up": 0, "warnings": 0,
               "hidden_games": 0, "recovered": 0, "frames": 0, "replay_ok": 0, "stamped": 0,
-              "refused": 0, "heldout_games": 0, "unseen": 0, "unseen_shown_right": 0}
+              "refused": 0, "heldout_games": 0, "unseen": 0, "unseen_shown_right": 0,
+              "notices": 0}
     per_game = []
     t0 = time.perf_counter()
     for g in range(games):
@@ -351,6 +361,7 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
                 raise RuntimeError(f"seqboard referee exited {proc.returncode}: {proc.stderr[-1500:]}")
             s = score(film, record)
             s["record"] = str(record)
+            s["notices"] = waiting_notices(proc.stdout)
         s.update(game=g, players=players, hidden=len(film.hidden), frames=film.frames,
                  look=look.describe() if look else "plain")
         per_game.append(s)
@@ -358,7 +369,7 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
         totals["frames"] += film.frames
         for k in ("moves", "phantom", "missed", "caught_up", "warnings"):
             totals[k] += s[k]
-        for k in ("unseen", "unseen_shown_right"):
+        for k in ("unseen", "unseen_shown_right", "notices"):
             totals[k] += s.get(k, 0)
         totals["replay_ok"] += s["replay_ok"]
         totals["stamped"] += s["stamped"]
@@ -367,6 +378,7 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
             totals["recovered"] += s["exact"]
         progress(f"game {g + 1}/{games}: {s['moves']} moves, {s['phantom']} phantom, "
                  f"{s['missed']} missed, {s['caught_up']} caught up, {s['warnings']} warnings"
+                 + (f", {s['notices']} waiting notices" if s.get("notices") else "")
                  + (f" (first wrong: {s['first_wrong']})" if s.get("first_wrong") else ""))
     totals["seconds"] = time.perf_counter() - t0
     totals["per_game"] = per_game
@@ -450,6 +462,7 @@ def figures(totals: dict) -> dict:
         "video_games_with_hidden_moves": totals["hidden_games"],
         "video_games_recovered": totals["recovered"],
         "video_warnings": totals["warnings"],
+        "video_waiting_notices": totals["notices"],
         "video_records_replay_ok": totals["replay_ok"],
         "video_records_stamped": totals["stamped"],
         "video_games_heldout_looks": totals["heldout_games"],

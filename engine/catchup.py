@@ -132,13 +132,16 @@ def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
 
 #: The longest series inferred round a space the sensing cannot read (arrival order known).
 MAX_UNSEEN_SERIES = 8
+#: ... when moves on chips read only in doubt are in it (each such chip must have read so
+#: for a long while first, and chips keep coming meanwhile)
+MAX_DOUBTED_SERIES = 12
 
 
 def explain_unseen(referee: Referee, obs: Observation, space: int | None,
                    arrivals: dict[int, int] | None = None,
                    colour_blind: bool = False, where: tuple[int, ...] = (),
-                   gone: tuple[tuple[int, SpaceState, tuple[int, int], tuple[int, int]], ...] = ()
-                   ) -> list[Series]:
+                   gone: tuple[tuple[int, SpaceState, tuple[int, int], tuple[int, int]], ...] = (),
+                   doubted: dict[int, SpaceState] | None = None) -> list[Series]:
     """The legal series, in turn order, that explain ``obs`` once the chip of the team to
     move is taken to be on ``space``, a space the sensing cannot read (unknown in ``obs``,
     empty in the game), each beginning with that placement; empty when none does.
@@ -161,10 +164,17 @@ def explain_unseen(referee: Referee, obs: Observation, space: int | None,
     before it could be judged (a chip placed and taken off again meanwhile): each
     ``(space, state, (lo, hi) it came, (lo, hi) it went)``, empty in the game and in
     ``obs``. Each is a placement and a removal in the series, in the order seen (with
-    ``space`` None only)."""
+    ``space`` None only).
+
+    ``doubted``: spaces empty in the game (and unknown in ``obs``) where a chip has read
+    only in doubt for a long while, each with the colour it reads (a chip beside glare
+    that the camera never reads surely): each is a move of that colour's team made when
+    it was first seen (``arrivals``), on that space, which the camera cannot confirm. It
+    joins the series as a move ``unseen`` there, in its place in the order seen, only when
+    it is that team's turn then (with ``space`` None only; no chip is made up)."""
     if space is None:
         return _explain_unseen_somewhere(referee, obs, arrivals or {}, colour_blind, where,
-                                         gone)
+                                         gone, doubted or {})
     if referee.over or obs.states[space] is not SpaceState.UNKNOWN \
             or referee.board.cells[space] != EMPTY or _chip_on_free(referee, obs):
         return []
@@ -212,7 +222,8 @@ def explain_in_order(referee: Referee, obs: Observation,
 
 def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict[int, int],
                               colour_blind: bool, where: tuple[int, ...],
-                              gone=()) -> list[Series]:
+                              gone=(), doubted: dict[int, SpaceState] | None = None
+                              ) -> list[Series]:
     """:func:`explain_unseen` for a move on one of several unreadable spaces."""
     if referee.over or _chip_on_free(referee, obs) or not where \
             or any(obs.states[i] is not SpaceState.UNKNOWN or referee.board.cells[i] != EMPTY
@@ -232,14 +243,22 @@ def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict
         for space, st, came, went in gone:
             changes = changes + [("place", space, st), ("remove", space, SpaceState.EMPTY)]
             spans += [tuple(came), tuple(went)]
-    if not changes or len(changes) >= MAX_UNSEEN_SERIES \
+    for i, st in sorted((doubted or {}).items()):
+        if i in where or not st.is_colour or referee.board.cells[i] != EMPTY \
+                or obs.states[i] is not SpaceState.UNKNOWN or i not in arrivals:
+            return []
+        if spans is not None:
+            v = arrivals[i]
+            spans.append((v, v) if isinstance(v, int) else tuple(v))
+        changes = changes + [("unseen", i, st)]
+    if not changes or len(changes) >= (MAX_DOUBTED_SERIES if doubted else MAX_UNSEEN_SERIES) \
             or any(st is SpaceState.WHITE for _, _, st in changes):
         return []
     work = clone(referee)
     base = work.expected()
     v = work.apply(Move("unseen"))
     names = [referee.layout.space_name(i) for i in where]
-    spots = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+    spots = listed(names)
     who = COLOUR_NAMES[referee.colours[v.team]]
     first = Step(base, v, f"{who} (not seen: on {spots}, which cannot be read)", unseen=True,
                  where=tuple(where))
@@ -248,6 +267,11 @@ def _explain_unseen_somewhere(referee: Referee, obs: Observation, arrivals: dict
     for series in _try_orders(work, orders, colour_blind):
         out.append(Series((first,) + series.steps))
     return out
+
+
+def listed(names: list[str], word: str = "or") -> str:
+    """``h3, i3 or j3`` (``word``: "and")."""
+    return ", ".join(names[:-1]) + f" {word} " + names[-1] if len(names) > 1 else names[0]
 
 
 def _arrival_orders(changes: list[tuple[str, int, SpaceState]], arrivals: dict,
@@ -328,6 +352,16 @@ def _try(ref: Referee, order: list[tuple[str, int, SpaceState]],
         if ref.over:
             return None
         base = ref.expected()
+        if action == "unseen":
+            # a chip read only in doubt: its team's move, if it is that team's turn
+            if st.value != ref.colours[ref.team]:
+                return None
+            v = ref.apply(Move("unseen"))
+            where = ref.layout.space_name(space)
+            steps.append(Step(base, v, f"{COLOUR_NAMES[st.value]} (not seen: on {where}, "
+                                       f"which reads only in doubt)", unseen=True,
+                              where=(space,)))
+            continue
         if action == "place":
             state = SpaceState(ref.colours[ref.team]) if colour_blind else st
             if base[space] is not SpaceState.EMPTY:

@@ -89,6 +89,11 @@ class Session:
         #: there when it is the only place it can be (see observe)
         self.unreadable_after = 8.0
         self._unread_since: dict[int, tuple[float | None, int]] = {}
+        #: chips waited on this long (seconds of the source's time) without being judged:
+        #: the referee says so, once, naming the spaces it waits on (see _note_stall)
+        self.stall_after = 20.0
+        self._stall_since: tuple[float, int, bool] | None = None   # (since, moves, said)
+        self._stall_named: set[int] = set()
         self._long_unread: frozenset[int] = frozenset()
         self._observations = 0
         #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
@@ -219,6 +224,7 @@ class Session:
                 self._log_line("info", f"waiting: {names} wait for {r.colour_name(r.team)}'s move, "
                                        f"which the camera may not see yet",
                                spaces=turn)
+        self._note_stall(screened)
         self.last_observation = obs
         self.pending_catchup = None
         v = r.observe(obs)
@@ -486,6 +492,59 @@ class Session:
         # (an observation not stamped with the source's time says nothing of how long)
         return t0 is not None and now is not None and now - t0 >= self.unreadable_after
 
+    def _note_stall(self, screened: evidence.Screened) -> None:
+        """Say once, in words, that the game has waited :attr:`stall_after` seconds (of the
+        source's time) with chips it does not judge and no move judged: the spaces it
+        waits on (where the move of the team to move cannot be seen, or readings it is not
+        sure of) and what the players can do. Once per wait (a move judged ends it), and a
+        space already named is not named again while it is waited on. A move already
+        applied ``unseen`` is no wait (the game goes on without its chip)."""
+        t = self._last_t
+        r = self.referee
+        why = dict(screened.why)
+        gone_unseen = {i for _, where, _ in self.unseen_moves for i in where}
+        hidden = sorted(i for i in self.hidden_move if i not in gone_unseen)
+        self._stall_named &= set(why) | set(hidden)
+        pending = {i: w for i, w in why.items() if i not in gone_unseen}
+        if t is None or not pending:
+            self._stall_since = None          # (no source time: how long is not known)
+            return
+        if self._stall_since is None or self._stall_since[1] != len(r.moves):
+            self._stall_since = (t, len(r.moves), False)
+        since, _, said = self._stall_since
+        if said or t - since < self.stall_after:
+            return
+        self._stall_since = (since, len(r.moves), True)
+        turn = sorted(i for i, w in pending.items() if w == "turn")
+        if not turn:
+            hidden = []
+        unsure = sorted(i for i, w in pending.items() if w != "turn" and i not in hidden)
+        on = set(unsure) | set(hidden or turn)
+        if on <= self._stall_named:
+            return
+        self._stall_named |= on
+        name = r.layout.space_name
+        parts = []
+        if turn:
+            chips = (f"the chip on {name(turn[0])} waits" if len(turn) == 1 else
+                     f"the chips on {', '.join(name(i) for i in turn)} wait")
+            if hidden:
+                spots = catchup.listed([name(i) for i in hidden])
+                parts.append(f"{r.colour_name(r.team)}'s move is not seen (on {spots}, which "
+                             f"the camera cannot read) and {chips} for it")
+            else:
+                parts.append(f"{chips} for {r.colour_name(r.team)}'s move")
+        if unsure:
+            parts.append(f"the camera cannot read "
+                         f"{catchup.listed([name(i) for i in unsure], 'and')} surely")
+        spaces = sorted(on)
+        text = (f"waiting on {', '.join(name(i) for i in spaces)} for {int(t - since)} s: "
+                + "; ".join(parts) + ". Move the lamp or whatever covers "
+                + ("it" if len(spaces) == 1 else "them")
+                + ", or press t (Take the board as it stands) and check whose turn it is")
+        self._log_line("waiting", text, spaces=spaces)
+        self._emit(Event("waiting", None, text, tuple(spaces)))
+
     def _series(self, obs: Observation, unseen: int | None = None,
                 where: tuple[int, ...] = (), in_order: bool = False) -> list[catchup.Series]:
         """The legal series of missed moves that explain ``obs``, when catching up is
@@ -528,6 +587,14 @@ class Session:
                 found = catchup.explain_unseen(
                     self.referee, seen, None, self._arrival_counts(),
                     colour_blind=self.colour_blind, where=where)
+            doubted = self._doubted(obs, screened, where)
+            if not found and doubted:
+                # chips read only in doubt for a long while (beside glare) that came
+                # among the chips that wait: each its team's move there, unseen, when the
+                # order seen then makes one legal series (no chip made up)
+                found = catchup.explain_unseen(
+                    self.referee, seen, None, self._arrival_counts(),
+                    colour_blind=self.colour_blind, where=where, doubted=doubted)
         elif unseen is not None:
             screened = evidence.screen(self.referee, obs.replace(
                 {unseen: SpaceState(self.referee.colours[self.referee.team])}),
@@ -540,6 +607,17 @@ class Session:
         else:
             found = catchup.explain(self.referee, obs, colour_blind=self.colour_blind)
         return [s for s in found if all(st.verdict.player not in self.computers for st in s.steps)]
+
+    def _doubted(self, obs: Observation, screened: evidence.Screened,
+                 where: tuple[int, ...]) -> dict[int, SpaceState]:
+        """The spaces, empty in the game and not among ``where``, that read a chip of a
+        team's colour, only in doubt, and have not been read surely for
+        :attr:`unreadable_after` (the session's unreadable spaces): each with its colour."""
+        r = self.referee
+        return {i: obs.states[i] for i, why in screened.why
+                if why in ("doubtful", "beside") and i not in where and i in self._long_unread
+                and obs.states[i].is_colour and obs.states[i].value in r.colours
+                and r.board.cells[i] == 0}
 
     def _accept(self, series: catchup.Series, at: dict) -> Verdict:
         """Apply a series of missed moves, each judged and recorded as an ordinary move."""

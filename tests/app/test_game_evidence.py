@@ -618,3 +618,104 @@ def test_an_unseen_move_whose_chip_shows_later_and_wins_ends_the_game_as_its_rep
     assert [ev.text for ev in events if ev.kind == "game_over"] == ["blue wins"]
     assert lines[-1]["type"] == "end" and lines[-1]["winner"] == 0
     _replays(path, ref)
+
+
+def _beside_glare(tmp_path, green_doubt: str = "G"):
+    """Glare over j5 and j6 all game (unread). Blue's chip beside it, on i5, reads blue only
+    in doubt (0.3: a chip touching a fixed cover) from the moment it is put down; green's
+    e6 and blue's h6 come surely; then a chip on i4, beside the glare too, reads
+    ``green_doubt`` only in doubt; then blue's b5 and green's g8 surely. The chips keep
+    coming every 2 s and the board is then seen as it stands until 40 s: (session,
+    referee, record path, events, the observations' times)."""
+    s, ref, path, events, glare = _glare_opening(tmp_path)
+    chips = dict(glare)
+    times = []
+    t = 4.0
+    for name, reading in (("i5", ("B", 0.3)), ("e6", ("G", 1.0)), ("h6", ("B", 1.0)),
+                          ("i4", (green_doubt, 0.3)), ("b5", ("B", 1.0)), ("g8", ("G", 1.0))):
+        chips[name] = reading
+        t += 2.0
+        s.observe(_seen(ref, chips), _at(t))
+        times.append(t)
+    while t < 40.0:
+        t += 2.0
+        s.observe(_seen(ref, chips), _at(t))
+        times.append(t)
+    return s, ref, path, events, chips
+
+
+def test_chips_beside_glare_read_only_in_doubt_do_not_stall_the_game(tmp_path):
+    """Seed 3's film 1 (benchmarks/video.py): two moves beside a fixed glare read only in
+    doubt (blue's i5, later green's i4), with sure chips between and after them. Before,
+    every chip after i5 waited to the end of the film (the series with i4 left out is out
+    of turn). Now, once both have read only in doubt for a while, each is its team's move
+    there, unseen (no chip made up), in the order the chips came, and the sure chips are
+    judged between them; no warning, and the record replays."""
+    s, ref, path, events, chips = _beside_glare(tmp_path)
+    sp = ref.layout.parse_space
+    assert [(p, m.action, m.space) for p, m in ref.moves][2:] == [
+        (0, "unseen", None), (1, "place", sp("e6")), (0, "place", sp("h6")),
+        (1, "unseen", None), (0, "place", sp("b5")), (1, "place", sp("g8"))]
+    assert ref.board.cells[sp("i5")] == 0 and ref.board.cells[sp("i4")] == 0   # made up: none
+    assert s.warning is None and not [e for e in events if e.kind == "warning"]
+    assert "green (not seen: on i4, which reads only in doubt)" in \
+        [e.text for e in events if e.kind == "verdict"]
+    _replays(path, ref)
+    # the game goes on: blue's next chip is judged at once, and green's i4 is completed
+    # when it reads surely
+    v = s.observe(_seen(ref, chips | {"a4": ("B", 1.0)}), _at(42.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["a4"]
+    s.observe(_seen(ref, chips | {"a4": ("B", 1.0), "i4": ("G", 1.0)}), _at(44.0))
+    assert ref.moves[5][1].action == "place" and ref.moves[5][1].space == sp("i4")
+    _replays(path, ref)
+
+
+def test_a_chip_read_in_doubt_out_of_turn_is_not_taken_for_a_move_and_the_wait_is_said_once(tmp_path):
+    """As above, but the chip on i4 reads blue (in doubt) where green was to move: no
+    series in the order seen makes it a move, so nothing after blue's hidden move is
+    judged: no move is made up (a phantom is worse than a missed move) and nothing is
+    warned. After 20 s of waiting the referee says so once, in words: the spaces it waits
+    on, and what the players can do."""
+    s, ref, path, events, chips = _beside_glare(tmp_path, green_doubt="B")
+    assert len(ref.moves) == 2 and s.warning is None
+    assert not [e for e in events if e.kind == "warning"]
+    assert {"e6", "h6", "b5", "g8"} <= set(_names(ref, s.waiting))
+    said = [e for e in events if e.kind == "waiting"]
+    assert len(said) == 1
+    assert _names(ref, said[0].spaces) == ["i4", "i5", "j5", "j6"]
+    assert said[0].text.startswith("waiting on i4, i5, j5, j6 for 20 s: blue's move is not "
+                                   "seen (on i5, j5 or j6, which the camera cannot read) and "
+                                   "the chips on b5, e6, h6, g8 wait for it; the camera "
+                                   "cannot read i4 surely.")
+    assert "press t" in said[0].text
+    assert said[0].text in [line["text"] for line in s.view()["log"]]
+
+
+def test_no_waiting_notice_for_a_wait_the_referee_resolves_on_its_own(tmp_path):
+    """Blue's move unseen under the glare over j5 and j6: green's e6 waits on it until the
+    glare has lasted 8 s, then both are judged. The glare stays for the rest of the game
+    and the game goes on: the referee never says it is waiting."""
+    s, ref, path, events, glare = _glare_opening(tmp_path)
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(6.0))
+    assert len(ref.moves) == 2
+    s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(10.0))
+    assert len(ref.moves) == 4
+    for t in range(12, 60, 4):
+        s.observe(_seen(ref, glare | {"e6": ("G", 1.0)}), _at(float(t)))
+    assert not [e for e in events if e.kind == "waiting"]
+
+
+def test_a_lone_chip_read_only_in_doubt_is_said_once_and_judged_when_it_reads_surely(tmp_path):
+    """Blue's first chip, on e5, reads blue only at 0.3 (a shadow over it?) and nothing
+    else changes: the referee waits, and after 20 s says so once, naming e5; when e5 reads
+    surely the move is judged as usual."""
+    s, ref, path, events = _session(tmp_path)
+    for t in range(2, 40, 2):
+        s.observe(_seen(ref, {"e5": ("B", 0.3)}), _at(float(t)))
+    said = [e.text for e in events if e.kind == "waiting"]
+    assert said == ["waiting on e5 for 20 s: the camera cannot read e5 surely. Move the lamp "
+                    "or whatever covers it, or press t (Take the board as it stands) and check "
+                    "whose turn it is"]
+    assert not ref.moves and s.warning is None
+    v = s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["e5"]
