@@ -682,16 +682,24 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         out = read_straight(straighten(after, quad))
         out.quad = quad
         return out
+    return read_agreed(after, pile_quads(after, before, card_px), read_straight, CardReading,
+                       before)
+
+
+def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
+    """The rectangles the pile reader reads: the finder's (:func:`_new_card_quads`), the one
+    fitted on the changed ink (``INK_START``, :func:`ink_candidate`) and those built on the
+    new straight edges (``LINES``, :func:`pile_line_candidates`), the same one once."""
     quads = _new_card_quads(after, before, card_px)
+    more = []
     if card_px and INK_START:
-        q = ink_candidate(after, before, card_px)
+        more.append(ink_candidate(after, before, card_px))
+    if card_px and LINES:
+        more += pile_line_candidates(after, before, card_px)
+    for q in more:
         if q is not None and not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
             quads.append(q)
-    if card_px and LINES:
-        for q in pile_line_candidates(after, before, card_px):
-            if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
-                quads.append(q)
-    return read_agreed(after, quads, read_straight, CardReading, before)
+    return quads
 
 
 def pile_line_candidates(after, before, card_px):
