@@ -494,3 +494,56 @@ def test_the_middle_confirms_only_a_card_a_corner_leans_to():
     assert reader.combined_decision(p, pm, t={"CONFIRM_CORNER": 0.0})[0] == "4D"   # before
     p[0, d4], p[0, CODES.index("3D")], p[0, 52] = 0.55, 0.15, 0.3   # a corner leaning at 0.55
     assert reader.combined_decision(p, pm)[0] == "4D"
+
+
+def test_a_king_read_surely_on_two_rectangles_is_named_though_one_off_it_reads_a_jack(
+        monkeypatch):
+    # a wider tuned development pile of session ten (the light dimmed to 0.4): a clear KS is
+    # read by both corners at 0.92 to 0.99 on two rectangles on its outline; a third, a
+    # sixth of a card off, reads JS from part of its picture (a corner and the middle 0.64)
+    s = render_pile(np.random.default_rng([103, 77, 6]), "tuned", dim=0.4)
+    assert s.code == "KS" and not s.hand_over_card
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == "KS", r.reason
+    monkeypatch.setattr(reader, "SETTLE_AGAIN", 0)          # session nine's rule: unknown
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code is None and "JS or KS" in r.reason
+
+
+def _settle_readings(cards):
+    """Readings of (code, corner, corner, middle) each on its own rectangle of a bare table
+    (nothing was there before), settled as the pile reader settles rectangles that disagree."""
+    before = np.full((448, 448, 3), (40, 60, 30), np.uint8)
+    known = []
+    for k, (code, c0, c1, m) in enumerate(cards):
+        p = np.zeros((2, 53), np.float32)
+        pm = np.zeros(53, np.float32)
+        j = CODES.index(code)
+        p[0, j], p[0, 52], p[1, j], p[1, 52], pm[j], pm[52] = c0, 1 - c0, c1, 1 - c1, m, 1 - m
+        quad = np.float32([[0, 0], [100, 0], [100, 140], [0, 140]]) + 30 * k
+        known.append(reader.CardReading(code, quad=quad, probs=p, mid_probs=pm))
+    r = reader._settle(known, before, reader.read_straight)
+    return r.code if r is not None else None
+
+
+def test_another_card_read_two_ways_still_leaves_the_new_card_unknown_unless_it_is_weak():
+    ks, js = ("KS", 0.98, 0.97, 0.6), ("JS", 0.64, 0.26, 0.64)
+    assert _settle_readings([ks, ks, js]) == "KS"
+    assert _settle_readings([ks, js]) is None                        # read on one rectangle
+    assert _settle_readings([ks, ks, ("JS", 0.75, 0.26, 0.75)]) is None   # the jack surer
+    assert _settle_readings([ks, ks, js, js]) is None                # the jack on two
+    assert _settle_readings([ks, ks, js, ("9C", 0.6, 0.2, 0.6)]) is None  # two other cards
+
+
+def test_a_card_laid_wholly_on_the_pile_beside_an_arm_is_found_by_its_ink(monkeypatch):
+    # a wider tuned development pile of session ten (the light dimmed to 0.54): an AH laid
+    # wholly on the cards below changes only where its ink is, and a bare arm in view, clear
+    # of the card, is a bigger change: every other rectangle was fitted on the arm
+    s = render_pile(np.random.default_rng([104, 77, 324]), "tuned", dim=0.54)
+    assert s.code == "AH" and not s.hand_over_card and s.hand_in_view
+    q = reader.ink_candidate(s.after, s.before, s.card_px)
+    assert _corner_error(q, s.quad, s.card_px) < 0.06
+    r = reader.read_pile(s.after, s.before, s.card_px)
+    assert r.code == "AH", r.reason
+    monkeypatch.setattr(reader, "INK_START", False)          # before session ten: unknown
+    assert reader.read_pile(s.after, s.before, s.card_px).code is None

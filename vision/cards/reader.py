@@ -68,9 +68,12 @@ SETTLE_BELOW = True      # rectangles reading a card there before are left out f
 SETTLE_TWO_CORNERS = True   # both corners sure count as two ways, as a corner and the middle
 SETTLE_EDGE = 2.0        # none read two ways: the rectangle on edges this many times stronger
 SETTLE_EDGE_MID = 0.5    # ... names its card, when the middle finds it likeliest this surely
+SETTLE_AGAIN = 2         # (session ten) the card read surely two ways on this many rectangles ...
+SETTLE_WEAK = 0.7        # ... outweighs one rectangle reading another card two ways under this
 ASPECTS = (1.4, 1.5)               # height / width of the cards looked for
 COARSE_SIDE = 14                   # points a side in the finder's first, coarse search
 COARSE_STRIDE = 3                  # ... and every how many changed-paper points it counts
+INK_START = True                   # (session ten) the pile reader fits on the changed ink too
 PROTO_FILE = os.path.join(os.path.dirname(__file__), "prototypes.npz")
 
 
@@ -602,6 +605,36 @@ def _new_card_quads(after, before, card_px):
     return [q for q in quads if q is not None]
 
 
+def ink_candidate(after: np.ndarray, before: np.ndarray, card_px: float):
+    """(session ten) A rectangle fitted on the changed ink apart from solid changed parts
+    (:func:`_ink_part`), on the edges that are new, or None. The pile reader's (not
+    :func:`_new_card_quads`', which the STACKS and Jewish Edition readers share)."""
+    diff = cv2.absdiff(cv2.GaussianBlur(after, (5, 5), 0), cv2.GaussianBlur(before, (5, 5), 0))
+    ink = _ink_part(diff.max(axis=2) > 25, card_px)
+    if ink is None:
+        return None
+    mag_new = np.maximum(_gradient(after) - cv2.dilate(_gradient(before), np.ones((3, 3))), 0)
+    return _fit_rect(after, ink, card_px, mag_new)
+
+
+def _ink_part(changed: np.ndarray, card_px: float) -> np.ndarray | None:
+    """The changed ink apart from solid changed parts: a card laid wholly on cards of the
+    same paper changes only where its ink is (scattered pips and indices), while an arm in
+    view is one solid part that may hold more changed pixels, and more paper-bright ones,
+    than the card (the finder's other starts then fit on the arm). What an opening by a
+    fifth of a card keeps (the solid parts), grown a little, is left out; the rest grouped
+    as in :func:`_new_card_quads`, the biggest group."""
+    solid = _morph_coarse(changed, cv2.MORPH_OPEN, 0.2 * card_px)
+    g = int(0.08 * card_px) | 1
+    ink = changed & (cv2.dilate(solid, np.ones((g, g), np.uint8)) == 0)
+    grouped = _morph_coarse(ink.astype(np.uint8), cv2.MORPH_CLOSE, int(0.3 * card_px) | 1)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(grouped)
+    if n <= 1:
+        return None
+    i = 1 + int(np.argmax(stats[1:, 4]))
+    return lab == i
+
+
 def _morph_coarse(mask: np.ndarray, op: int, diameter: float, f: int = 4) -> np.ndarray:
     """A closing or opening of ``mask`` by a disk, done at 1/``f`` of the size (a wide disk
     at full size is slow) and brought back to the mask's size."""
@@ -649,12 +682,24 @@ def read_pile(after: np.ndarray, before: np.ndarray | None = None,
         out = read_straight(straighten(after, quad))
         out.quad = quad
         return out
+    return read_agreed(after, pile_quads(after, before, card_px), read_straight, CardReading,
+                       before)
+
+
+def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
+    """The rectangles the pile reader reads: the finder's (:func:`_new_card_quads`), the one
+    fitted on the changed ink (``INK_START``, :func:`ink_candidate`) and those built on the
+    new straight edges (``LINES``, :func:`pile_line_candidates`), the same one once."""
     quads = _new_card_quads(after, before, card_px)
+    more = []
+    if card_px and INK_START:
+        more.append(ink_candidate(after, before, card_px))
     if card_px and LINES:
-        for q in pile_line_candidates(after, before, card_px):
-            if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
-                quads.append(q)
-    return read_agreed(after, quads, read_straight, CardReading, before)
+        more += pile_line_candidates(after, before, card_px)
+    for q in more:
+        if q is not None and not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
+            quads.append(q)
+    return quads
 
 
 def pile_line_candidates(after, before, card_px):
@@ -749,8 +794,10 @@ def _settle(known, before, read, after=None):
     did not read it in the picture before (a card below, already there, is not the new
     card), and every other card named is read by one way only (the corners or the middle,
     the other under ``SETTLE_OTHER``: a rectangle half off the card, on a card below or on
-    a hand, reads a card by its index or its middle, not by both) or was there before.
-    Otherwise None (unknown)."""
+    a hand, reads a card by its index or its middle, not by both) or was there before;
+    (session ten) one other card read two ways under ``SETTLE_WEAK`` on a single rectangle
+    does not stop a card read surely on ``SETTLE_AGAIN`` rectangles or more. Otherwise None
+    (unknown)."""
     seen_before: dict = {}
 
     def there_before(r) -> bool:
@@ -770,10 +817,17 @@ def _settle(known, before, read, after=None):
     if len(strong) != 1:
         return None
     code = strong.pop()
-    for r in known:
-        if r.code != code and _two_ways(r, r.code, SETTLE_OTHER) and not there_before(r):
-            return None
-    return next(r for r in known if r.code == code and _two_ways(r, code, SETTLE_SURE))
+    sure = [r for r in known if r.code == code and _two_ways(r, code, SETTLE_SURE)
+            and not there_before(r)]
+    others = [r for r in known if r.code != code and _two_ways(r, r.code, SETTLE_OTHER)
+              and not there_before(r)]
+    if others and not (SETTLE_AGAIN and len(sure) >= SETTLE_AGAIN and len(others) == 1
+                       and not _two_ways(others[0], others[0].code, SETTLE_WEAK)):
+        # another card read two ways too: unknown, unless the card is read surely on
+        # several rectangles and the other on one, less surely (session ten: a rectangle
+        # a sixth of a card off a king reads a jack from part of its picture at 0.64)
+        return None
+    return sure[0]
 
 
 def _settle_by_edges(known, after, there_before):

@@ -167,9 +167,12 @@ def table_with_pile(rng: np.random.Generator, size: int, table: str, codes, draw
 
 def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
                 code: str | None = None, style: CardStyle | None = None,
-                hand: str | None = None, hand_over: bool | None = None) -> PileScene:
+                hand: str | None = None, hand_over: bool | None = None,
+                dim: float = 1.0) -> PileScene:
     """Draw one pile scene. ``split``: ``tuned`` (no held-out family), ``heldout`` (a
-    held-out card style; each scene dimension held out half the time) or ``any``."""
+    held-out card style; each scene dimension held out half the time) or ``any``.
+    ``dim``: the light of the family drawn, dimmed by this factor before the camera's noise
+    (the wider tuned development piles of session ten, docs/cards.md; 1: as drawn)."""
     held = split == "heldout"
     st = style or random_style(rng, "heldout" if held else ("any" if split == "any" else "tuned"))
     fams = {d: _pick(rng, f, held) for d, f in SCENE_FAMILIES.items()}
@@ -186,6 +189,6 @@ def render_pile(rng: np.random.Generator, split: str = "tuned", size: int = 448,
                   long_px, shadow)
     after, over, in_view, hmask = hand_by_pile(rng, fams["hand"], canvas, quad, hand_over)
     # light: colour temperature, uneven light, brightness; the same for both frames
-    out = camera(rng, fams["light"], [before, after])
+    out = camera(rng, fams["light"], [before * dim, after * dim] if dim != 1.0 else [before, after])
     return PileScene(out[0], out[1], code, quad, st, {**fams, "card": st.family}, over, long_px, in_view,
                      hmask)

@@ -293,10 +293,7 @@ def _find(task):
     seed, i, covered = task
     cv2.setNumThreads(1)
     s = _pile(seed, i, covered)
-    quads = reader._new_card_quads(s.after, s.before, s.card_px)
-    for q in reader.pile_line_candidates(s.after, s.before, s.card_px):
-        if not any(reader._same_quad(q, o, 0.015 * s.card_px) for o in quads):
-            quads.append(q)
+    quads = reader.pile_quads(s.after, s.before, s.card_px)
     return np.float32(quads).reshape(-1, 4, 2)
 
 
@@ -307,7 +304,9 @@ def check(views: int, seed: int, covered: bool, models: list[Path], jobs: int, p
     ``mid``, the shipped one by default; the reader's thresholds and rules as shipped) and
     print right, wrong and unknown, with and
     without fingers over the card. The rectangles are found once (kept in build/)."""
-    cache = Path("build") / f"cards-cover-check-seed{seed}-n{views}-{'c' if covered else 'a'}.npz"
+    # ("-ink": the rectangles of session ten's pile reader, with the one on the changed ink)
+    cache = Path("build") / (f"cards-cover-check-seed{seed}-n{views}-"
+                             f"{'c' if covered else 'a'}-ink.npz")
     tasks = [(seed, i, covered) for i in range(views)]
     if cache.exists():
         z = np.load(cache)
