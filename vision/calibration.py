@@ -243,9 +243,12 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         # quadrilateral centred (session 10: a candidate inside the board centres none)
         before = centred_chips(frame, quad, layout)
         centred, seen = chips_centred(frame, near, layout)
-        if seen >= KEEP_CHIPS_FROM and centred < KEEP_CHIPS_SHARE * seen:
+        if not centres_its_chips(centred, seen):
             return False
         return before < KEEP_CHIPS_FROM or 2 * centred >= before
+
+    def centres_its_chips(centred: int, seen: int) -> bool:
+        return seen < KEEP_CHIPS_FROM or centred >= KEEP_CHIPS_SHARE * seen
 
     def attempt(k: int, quad: np.ndarray, as_found: bool = False, wide: bool = False):
         nonlocal problem
@@ -366,6 +369,12 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         found = []
         for k, quad in enumerate(quads):
             grid = attempt(k, quad, as_found=first and k == 0, wide=wide)
+            if grid is not None and chips and not centres_its_chips(
+                    *chips_centred(frame, grid, layout)):
+                # a board in play: whatever step confirmed it, a grid that centres less than
+                # a quarter of the chips it sees is not the board's (session 10: a candidate
+                # reaching onto the table, settled and checked, 9.8 spaces off)
+                grid = None
             if grid is not None:
                 if first and k == 0:
                     return grid
