@@ -21,11 +21,13 @@ POLISH_RANK = 0.98
 #: at least half the chips centred that the quadrilateral as found centres, when it centres
 #: at least this many (vision.pairs.centred_chips; docs/vision.md, session 8)
 KEEP_CHIPS_FROM = 8
-#: ... and, when it sees at least KEEP_CHIPS_FROM chips, centre at least this share of them
-#: (session 10: a candidate inside the board, not its outline, centres almost no chip as
-#: found, so the rule above let a grid settled off it pass, 5 and 8.5 spaces off the board's,
-#: centring 1 of the 13 and 0 of the 29 chips it saw; the boards' own grids, on 66 tuned
-#: frames of five kinds seeing 8 chips or more, centred 42 to 100 % of them; docs/vision.md)
+#: ... and, when it sees at least KEEP_CHIPS_FROM chips, centre at least this share of them;
+#: so must every grid found for a board in play, whatever step confirmed it (session 10: a
+#: candidate inside the board, not its outline, centres almost no chip as found, so the rule
+#: above let a grid settled off it pass, 5 and 8.5 spaces off the board's, centring 1 of 13
+#: and 0 of 29 chips it saw; a candidate reaching onto the table, settled and checked, 1 of
+#: 14; the boards' own grids, on 66 tuned frames of five kinds seeing 8 chips or more,
+#: centred 42 to 100 % of them; docs/vision.md)
 KEEP_CHIPS_SHARE = 0.25
 TOO_DARK = 35.0      # the board's paper darker than this (grey levels) cannot be read safely
 
