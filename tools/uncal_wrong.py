@@ -46,7 +46,12 @@ def record(kind: str, scenes: int, seed: int) -> tuple[dict, list]:
         return out
 
     def twins(*a, **k):
-        cur["twins"] = True
+        from vision.classify import _centre_spread, features
+        board, rows, cols, pairs = a[:4]
+        f = features(board, rows, cols)
+        cur.update(twins=True, pairs=list(pairs), centre=f.centre.copy(),
+                   radial=f.radial.copy(), paper=f.paper.copy(), light=f.light.copy(),
+                   spread=_centre_spread(board, rows, cols))
         return orig_twins(*a, **k)
 
     def learned(p, by_features, cols, *combine, **kw):

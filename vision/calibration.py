@@ -21,6 +21,14 @@ POLISH_RANK = 0.98
 #: at least half the chips centred that the quadrilateral as found centres, when it centres
 #: at least this many (vision.pairs.centred_chips; docs/vision.md, session 8)
 KEEP_CHIPS_FROM = 8
+#: ... and, when it sees at least KEEP_CHIPS_FROM chips, centre at least this share of them;
+#: so must every grid found for a board in play, whatever step confirmed it (session 10: a
+#: candidate inside the board, not its outline, centres almost no chip as found, so the rule
+#: above let a grid settled off it pass, 5 and 8.5 spaces off the board's, centring 1 of 13
+#: and 0 of 29 chips it saw; a candidate reaching onto the table, settled and checked, 1 of
+#: 14; the boards' own grids, on 66 tuned frames of five kinds seeing 8 chips or more,
+#: centred 42 to 100 % of them; docs/vision.md)
+KEEP_CHIPS_SHARE = 0.25
 TOO_DARK = 35.0      # the board's paper darker than this (grey levels) cannot be read safely
 
 
@@ -208,9 +216,9 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
 def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (best_turn, centred_chips, check_grid, corners_on_chips, crowded_confirms,
-                        lattice_confirms, pairs_tell_turn, refine_grid, search_corners,
-                        settle_bare, settle_grid, twin_mean)
+    from .pairs import (best_turn, centred_chips, check_grid, chips_centred, corners_on_chips,
+                        crowded_confirms, lattice_confirms, pairs_tell_turn, refine_grid,
+                        search_corners, settle_bare, settle_grid, twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -232,9 +240,17 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         # off them makes more pairs look bare (their chips no longer seen); the chips lie in
         # the middle of their spaces whatever the printing, so a grid settled on the bare
         # pairs that centres fewer than half the chips centred under the quadrilateral as
-        # found is refused (session 8: a grid 0.4 of a space off was read for a whole scene)
+        # found is refused (session 8: a grid 0.4 of a space off was read for a whole scene);
+        # and so is one that centres less than a quarter of the chips it sees, whatever the
+        # quadrilateral centred (session 10: a candidate inside the board centres none)
         before = centred_chips(frame, quad, layout)
-        return before < KEEP_CHIPS_FROM or 2 * centred_chips(frame, near, layout) >= before
+        centred, seen = chips_centred(frame, near, layout)
+        if not centres_its_chips(centred, seen):
+            return False
+        return before < KEEP_CHIPS_FROM or 2 * centred >= before
+
+    def centres_its_chips(centred: int, seen: int) -> bool:
+        return seen < KEEP_CHIPS_FROM or centred >= KEEP_CHIPS_SHARE * seen
 
     def attempt(k: int, quad: np.ndarray, as_found: bool = False, wide: bool = False):
         nonlocal problem
@@ -355,6 +371,12 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         found = []
         for k, quad in enumerate(quads):
             grid = attempt(k, quad, as_found=first and k == 0, wide=wide)
+            if grid is not None and chips and not centres_its_chips(
+                    *chips_centred(frame, grid, layout)):
+                # a board in play: whatever step confirmed it, a grid that centres less than
+                # a quarter of the chips it sees is not the board's (session 10: a candidate
+                # reaching onto the table, settled and checked, 9.8 spaces off)
+                grid = None
             if grid is not None:
                 if first and k == 0:
                     return grid

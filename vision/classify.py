@@ -435,6 +435,23 @@ def classify_by_twins(board: np.ndarray, rows: int, cols: int, pairs: list[tuple
     return states, conf, hand
 
 
+def alike_chip_coloured(centre: np.ndarray, pairs: list[tuple[int, int]],
+                        states: list[SpaceState]) -> np.ndarray:
+    """(n,) the spaces of pairs of twins that the twins' reading (:func:`classify_by_twins`)
+    calls both empty while both middles show one chip's colour (white included): two chips
+    of one colour, a translucent one most of all (not a smooth disc), look as alike as two
+    bare copies of the card, and each is then shown to the model beside the other as its
+    empty twin (docs/vision.md, session 10)."""
+    alike = np.zeros(len(centre), bool)
+    for a, b in pairs:
+        if states[a] is not SpaceState.EMPTY or states[b] is not SpaceState.EMPTY:
+            continue
+        st = chip_colour(centre[a])[0]
+        if st is not SpaceState.UNKNOWN and chip_colour(centre[b])[0] is st:
+            alike[a] = alike[b] = True
+    return alike
+
+
 # The figures below were chosen with the first model on held-out looks of a development set
 # (seed 7, not the benchmark's scenes), and checked with the second on tuned development
 # sets only (seeds 5 and 6): docs/vision.md.

@@ -519,12 +519,19 @@ def chip_offsets(frame: np.ndarray, corners: np.ndarray, layout: Layout
     return out
 
 
+def chips_centred(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> tuple[int, int]:
+    """(centred, seen): how many coloured chips lie centred in their spaces under the grid
+    (:func:`chip_offsets`), within :data:`CENTRED` of the space's middle, and how many
+    chips it sees at all. Any printing, any chips: chips sit in the middle of their
+    spaces, and a grid moved or resized puts them off."""
+    offsets = chip_offsets(frame, corners, layout)
+    return sum(np.hypot(dx, dy) < CENTRED for _, dx, dy in offsets), len(offsets)
+
+
 def centred_chips(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
     """How many coloured chips lie centred in their spaces under the grid
-    (:func:`chip_offsets`), within :data:`CENTRED` of the space's middle. Any printing,
-    any chips: chips sit in the middle of their spaces, and a grid moved or resized puts
-    them off."""
-    return sum(np.hypot(dx, dy) < CENTRED for _, dx, dy in chip_offsets(frame, corners, layout))
+    (:func:`chips_centred`)."""
+    return chips_centred(frame, corners, layout)[0]
 
 
 def lattice_confirms(frame: np.ndarray, corners: np.ndarray, layout: Layout

@@ -22,8 +22,8 @@ from engine.layout import Layout
 from engine.observation import Observation, SpaceState
 
 from .calibration import Calibration
-from .classify import (Reference, calibrated_keywords, classify, classify_by_twins,
-                       classify_learned, features)
+from .classify import (Reference, alike_chip_coloured, calibrated_keywords, classify,
+                       classify_by_twins, classify_learned, features)
 from .doubt import doubt
 from .pairs import outside_frame
 from .locate import (BoardNotFound, find_aruco, find_outline, layout_template, orient,
@@ -93,6 +93,16 @@ def drawn_reference(layout: Layout) -> Reference:
 #: (docs/vision.md, "session 8") wrong fell from 90 to 51 spaces of 71 400, right by 14.
 COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25),
            "alone": (0.7, 0.02, None, 0.97, 0.25, 0.3, 0.7, 0.95)}
+
+#: without calibration, where the twins look alike and both middles show one chip's colour
+#: (vision.classify.alike_chip_coloured), an empty reading needs the model this sure of
+#: empty; else the space is read again alone (no twin beside it: its twin may hold the same
+#: chip) and its chip taken from ALONE_AGAIN, or it is unknown. Two translucent chips of one
+#: colour look like two bare copies of the card, and the unsure model let the twins' empty
+#: stand (session 10, five tuned development sets, 26,000 spaces: 7 spaces read again, all
+#: chips, 5 read right, 2 unknown; wrong readings 25 to 18; docs/vision.md). 0: off
+ALIKE_EMPTY = 0.7
+ALONE_AGAIN = 0.95
 
 #: the spaces the model is less sure of than this are read again in the other three quarter
 #: turns, with the second model's opinion (vision.spacenet.second_opinion), calibrated or
@@ -268,11 +278,15 @@ class BoardReader:
                 # the second look at unsure spaces, with the second model's opinion
                 probs, disputed = second_opinion(self.model, inputs, probs, STEADY_BELOW,
                                                  STEADY_MOST)
+            alike = alike_chip_coloured(f.centre, self._pairs, states) \
+                if lone is not None and ALIKE_EMPTY else None
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
                                                   blown=f.paper.min(axis=1) >= 250,
                                                   disputed=disputed, lone=lone,
                                                   **(calibrated_keywords()
                                                      if self.calibration is not None else {}))
+            if alike is not None:
+                states, conf = self._alone_again(inputs, probs, alike, states, conf)
             from . import prototypes as _protos
             if self._prototypes is not None and (self.calibration is not None
                                                  or _protos.UNCALIBRATED):
@@ -322,6 +336,29 @@ class BoardReader:
         return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
                             self.corners.copy(), board, timings=timings,
                             doubtful=tuple(bool(d) for d in doubted))
+
+    def _alone_again(self, inputs, probs, alike, states, conf):
+        """Without calibration: the spaces read empty beside a twin that looks alike with a
+        chip's colour in both middles (``alike``, :data:`ALIKE_EMPTY`), the model less than
+        ALIKE_EMPTY sure of empty, read again alone, in all four turns with the second
+        model's opinion: a chip it gives at least :data:`ALONE_AGAIN` stands, anything else
+        is unknown (two chips of one colour look like two bare copies of the card)."""
+        from .spacenet import CLASSES, COVERED, second_opinion
+        again = np.flatnonzero(alike & (probs[:, 0] < ALIKE_EMPTY)
+                               & np.array([s is SpaceState.EMPTY for s in states]))
+        if not len(again):
+            return states, conf
+        x = inputs[again].copy()
+        x[:, 3:] = 0.0
+        p, disputed = second_opinion(self.model, x, self.model.probabilities(x), 1.01,
+                                     len(again))
+        states, conf = list(states), conf.copy()
+        for k, i in enumerate(again):
+            b = int(p[k].argmax())
+            chip = 0 < b < COVERED and p[k, b] >= ALONE_AGAIN and not disputed[k]
+            states[i] = CLASSES[b] if chip else SpaceState.UNKNOWN
+            conf[i] = float(p[k, b]) if chip else 0.0
+        return states, conf
 
     def _vetoed(self, inputs, probs, states, conf, hand):
         """``states`` and ``conf`` with the chips and white the veto model denies (gives less
