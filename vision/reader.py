@@ -97,10 +97,11 @@ COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25),
 #: without calibration, where the twins look alike and both middles show one chip's colour
 #: (vision.classify.alike_chip_coloured), an empty reading needs the model this sure of
 #: empty; else the space is read again alone (no twin beside it: its twin may hold the same
-#: chip) and its chip taken from ALONE_AGAIN, or it is unknown. Two translucent chips of one
-#: colour look like two bare copies of the card, and the unsure model let the twins' empty
-#: stand (session 10, five tuned development sets, 26,000 spaces: 7 spaces read again, all
-#: chips, 5 read right, 2 unknown; wrong readings 25 to 18; docs/vision.md). 0: off
+#: chip) and a chip the model gives ALONE_AGAIN is read; else the twins' empty stands. Two
+#: translucent chips of one colour look like two bare copies of the card, and the unsure
+#: model let the twins' empty stand (session 10, five tuned development sets, 26,000
+#: spaces: 7 spaces read again, all chips, 5 read right; the other 2 stay empty, wrong, as
+#: before: an unknown there cost bare spaces of held-out art; docs/vision.md). 0: off
 ALIKE_EMPTY = 0.7
 ALONE_AGAIN = 0.95
 
@@ -341,8 +342,11 @@ class BoardReader:
         """Without calibration: the spaces read empty beside a twin that looks alike with a
         chip's colour in both middles (``alike``, :data:`ALIKE_EMPTY`), the model less than
         ALIKE_EMPTY sure of empty, read again alone, in all four turns with the second
-        model's opinion: a chip it gives at least :data:`ALONE_AGAIN` stands, anything else
-        is unknown (two chips of one colour look like two bare copies of the card)."""
+        model's opinion: a chip it gives at least :data:`ALONE_AGAIN` is read (two chips of
+        one colour look like two bare copies of the card); anything else leaves the twins'
+        empty as it was: alone, the model reads a red or green print up to 90 % as a chip
+        (an empty f2 and g5 of the vintage art, tests/vision/test_spacenet.py), so an
+        unknown there would cost bare spaces."""
         from .spacenet import CLASSES, COVERED, second_opinion
         again = np.flatnonzero(alike & (probs[:, 0] < ALIKE_EMPTY)
                                & np.array([s is SpaceState.EMPTY for s in states]))
@@ -356,8 +360,8 @@ class BoardReader:
         for k, i in enumerate(again):
             b = int(p[k].argmax())
             chip = 0 < b < COVERED and p[k, b] >= ALONE_AGAIN and not disputed[k]
-            states[i] = CLASSES[b] if chip else SpaceState.UNKNOWN
-            conf[i] = float(p[k, b]) if chip else 0.0
+            if chip:          # else the twins' empty stands (the model alone reads a
+                states[i], conf[i] = CLASSES[b], float(p[k, b])   # red print as a red chip)
         return states, conf
 
     def _vetoed(self, inputs, probs, states, conf, hand):
