@@ -234,8 +234,7 @@ class Stabiliser:
             # that is none: this frame says nothing of it (NaN), the window's other frames
             # do (a space beside such a cover in every frame of the window stays doubtful)
             rows, cols = obs.rows, obs.cols
-            beside = cv2.dilate(stuck.reshape(rows, cols).astype(np.uint8),
-                                np.ones((3, 3), np.uint8)).ravel() > 0
+            beside = _around(stuck, rows, cols)
             doubted = np.asarray(reading.doubtful, bool) if reading.doubtful else \
                 conf_now < SURE
             lifted = self._beside_fixed(reading, stuck, codes)
@@ -304,17 +303,10 @@ class Stabiliser:
         if self._fixed is None or not self._fixed.any() or not reading.beside_cover:
             return np.zeros(n, bool)
         rows, cols = reading.observation.rows, reading.observation.cols
-        kernel = np.ones((3, 3), np.uint8)
-        grid = self._fixed.reshape(rows, cols).astype(np.uint8)
-        k, labels, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
-        small = np.zeros(k, bool)
-        small[1:] = stats[1:, cv2.CC_STAT_AREA] <= FIXED_AT_MOST
-        small_fixed = small[labels.ravel()] & self._fixed
+        small_fixed = _specks(self._fixed, rows, cols, FIXED_AT_MOST)
         other = stuck & ~small_fixed           # specks and large fixed covers keep the doubt
-        near_small = cv2.dilate(small_fixed.reshape(rows, cols).astype(np.uint8),
-                                kernel).ravel() > 0
-        near_other = cv2.dilate(other.reshape(rows, cols).astype(np.uint8),
-                                kernel).ravel() > 0
+        near_small = _around(small_fixed, rows, cols)
+        near_other = _around(other, rows, cols)
         team = np.isin(codes, list(_TEAMS))
         plain = np.asarray(reading.beside_cover, np.float32) >= SURE
         before = np.zeros(n, bool)
@@ -343,14 +335,21 @@ class Stabiliser:
         return out
 
 
-def _specks(occ: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """The covered spaces of ``occ`` in patches of at most :data:`SPECK` spaces (side or
-    corner touching): too small for a hand or an arm, which cover a patch of several spaces."""
+def _specks(occ: np.ndarray, rows: int, cols: int, at_most: int = SPECK) -> np.ndarray:
+    """The covered spaces of ``occ`` in patches of at most ``at_most`` (:data:`SPECK`)
+    spaces (side or corner touching): too small for a hand or an arm, which cover a patch
+    of several spaces."""
     grid = occ.reshape(rows, cols).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
     small = np.zeros(n, bool)
-    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= SPECK
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= at_most
     return small[labels.ravel()] & occ
+
+
+def _around(mask: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(n,) the spaces of ``mask`` and those touching one (side or corner)."""
+    grid = np.asarray(mask, np.uint8).reshape(rows, cols)
+    return cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
 
 
 def _name(state: SpaceState) -> str:
