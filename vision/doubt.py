@@ -13,7 +13,10 @@ is "unknown, wait"):
   may also be uneven (the hard edge of a shadow across the space). Measured on the light-normalised small pictures the
   classifier works on, against the empty board's.
 - **beside a cover**: a space touching (side or corner) one under a hand, an arm or a
-  sleeve may have an edge of it over part of it; read as a chip, it is doubtful.
+  sleeve may have an edge of it over part of it; read as a chip, it is doubtful. The
+  stabiliser lifts that doubt (and only that one) beside a small cover that has not moved
+  for seconds, glare or a mark (vision/stabilise.py); the reader gives it the confidence
+  from before (``FrameReading.beside_cover``).
 
 Spaces under a hand are unknown already (the classifier's hand mask); a frame with a hand
 in view is never reported by the stabiliser at all. See docs/vision.md, "Doubt".
@@ -67,18 +70,22 @@ def shadow_like(f: SpaceFeatures, ref: Reference) -> np.ndarray:
 
 
 def doubt(states: list[SpaceState], conf: np.ndarray, hand: np.ndarray, f: SpaceFeatures,
-          ref: Reference | None, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """The confidences with doubtful chip readings lowered to :data:`DOUBTFUL`, and the
-    (n,) mask of the spaces doubted."""
+          ref: Reference | None, cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The confidences with doubtful chip readings lowered to :data:`DOUBTFUL`, the (n,)
+    mask of the spaces doubted, and the (n,) mask of those doubted only for touching a
+    cover (not shadow-like: the stabiliser may lift that doubt beside a cover that does
+    not move, vision/stabilise.py)."""
     n = len(states)
     chip = np.array([s.is_chip for s in states], bool)
-    doubted = np.zeros(n, bool)
+    shadow = np.zeros(n, bool)
     if ref is not None:
-        doubted |= chip & shadow_like(f, ref)
+        shadow = chip & shadow_like(f, ref)
+    beside = np.zeros(n, bool)
     if hand.any() and cols:
         grid = np.asarray(hand, np.uint8).reshape(-1, cols)
         near = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
-        doubted |= chip & near
+        beside = chip & near
+    doubted = shadow | beside
     out = np.asarray(conf, np.float32).copy()
     out[doubted] = np.minimum(out[doubted], DOUBTFUL)
-    return out, doubted
+    return out, doubted, beside & ~shadow

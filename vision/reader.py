@@ -45,6 +45,9 @@ class FrameReading:
     #: spaces read as a chip that a shadow or an arm's edge could make (confidence lowered
     #: below 0.5: vision/doubt.py); empty when not measured
     doubtful: tuple[bool, ...] = ()
+    #: per space, the confidence a chip doubted only for touching a cover (not for looking
+    #: like a shadow) had before that doubt; 0.0 elsewhere; empty when not measured
+    beside_cover: tuple[float, ...] = ()
 
     @property
     def hand(self) -> bool:
@@ -308,7 +311,8 @@ class BoardReader:
             if self.calibration is not None:
                 hand = self._uncovered(hand, f)
         # readings a shadow or an arm's edge can make: doubtful (the referee waits on them)
-        conf, doubted = doubt(states, conf, hand, f,
+        plain = np.asarray(conf, np.float32)
+        conf, doubted, beside = doubt(states, conf, hand, f,
                               None if self.calibration is None and self._pairs and not ours
                               else self.reference, lay.cols)
         if self.calibration is None:
@@ -336,7 +340,9 @@ class BoardReader:
         obs = Observation(lay.rows, lay.cols, tuple(states), tuple(float(c) for c in conf))
         return FrameReading(obs, tuple(float(c) for c in conf), tuple(bool(h) for h in hand), True,
                             self.corners.copy(), board, timings=timings,
-                            doubtful=tuple(bool(d) for d in doubted))
+                            doubtful=tuple(bool(d) for d in doubted),
+                            beside_cover=tuple(float(c) if b else 0.0
+                                               for c, b in zip(plain, beside)))
 
     def _alone_again(self, inputs, probs, alike, states, conf):
         """Without calibration: the spaces read empty beside a twin that looks alike with a

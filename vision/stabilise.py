@@ -31,6 +31,10 @@ on one space in this frame and another in the next does not hold the board back:
 speck's spaces are unknown in that frame, the rest settles at once. A chip beside a speck
 or a fixed cover, doubted by the reader only for touching a "cover" that is none, takes
 its confidence from the window's other frames (beside one in every frame: doubtful).
+Beside a fixed cover too small for an arm or a hand (:data:`FIXED_AT_MOST` spaces), and
+beside no other, a team's chip a hand brought is not doubted for touching it: it takes
+the confidence it had before that doubt (``FrameReading.beside_cover``), so a chip put
+next to glare is judged (session ten, doubt10; docs/recovery.md).
 
 Each space's confidence in a stable observation is the least it had over the settle
 window: a reading doubted in any frame of it (vision/doubt.py: a shadow, an arm's edge)
@@ -75,6 +79,11 @@ SPECK = 2
 #: the confidence of a chip beside a speck or a fixed cover in every frame of the window
 #: (doubtful: the referee waits on it)
 DOUBTFUL_BESIDE = 0.3
+#: a fixed cover of at most this many spaces (touching by a side or a corner) is no arm or
+#: hand resting on the board (they cover a larger patch): a chip beside it only is not
+#: doubted for touching it (seed 3's glare covers 3 spaces)
+FIXED_AT_MOST = 4
+_TEAMS = {_CODES[SpaceState.BLUE], _CODES[SpaceState.GREEN], _CODES[SpaceState.RED]}
 
 
 class Stabiliser:
@@ -96,6 +105,7 @@ class Stabiliser:
         self.stuck_after = stuck_after if stuck_after is not None else max(3.0, 5 * settle)
         self._covers: deque[tuple[float, np.ndarray]] = deque()  # (t, covered) of recent frames
         self._stuck_problems: dict[int, str] = {}
+        self._fixed: np.ndarray | None = None       # the fixed covers of the last frame
         self._flip_probs: dict[int, str] = {}
         self.motion = motion
         self.untouched_after = untouched_after if untouched_after is not None else max(3.0, 5 * settle)
@@ -137,6 +147,7 @@ class Stabiliser:
         does not move, not a hand), the (n,) mask of them; None when a space is covered that
         was not so (a hand: wait)."""
         n = len(reading.observation.states)
+        self._fixed = None
         if not reading.found:
             self._covers.clear()
             self._stuck_problems = {}
@@ -160,6 +171,7 @@ class Stabiliser:
             for i in np.flatnonzero(fixed)}
         if (occ & ~fixed & ~specks).any():
             return None
+        self._fixed = fixed
         return fixed | specks
 
     def _note_flips(self, codes: np.ndarray, t: float, names) -> None:
@@ -222,11 +234,14 @@ class Stabiliser:
             # that is none: this frame says nothing of it (NaN), the window's other frames
             # do (a space beside such a cover in every frame of the window stays doubtful)
             rows, cols = obs.rows, obs.cols
-            beside = cv2.dilate(stuck.reshape(rows, cols).astype(np.uint8),
-                                np.ones((3, 3), np.uint8)).ravel() > 0
+            beside = _around(stuck, rows, cols)
             doubted = np.asarray(reading.doubtful, bool) if reading.doubtful else \
                 conf_now < SURE
-            conf_now = np.where(beside & ~stuck & doubted, np.nan, conf_now).astype(np.float32)
+            lifted = self._beside_fixed(reading, stuck, codes)
+            conf_now = np.where(lifted, np.asarray(reading.beside_cover or conf_now, np.float32),
+                                conf_now)
+            conf_now = np.where(beside & ~stuck & doubted & ~lifted, np.nan,
+                                conf_now).astype(np.float32)
         self._note_flips(codes, t, names or (lambda i: f"space {i}"))
         self.problems = {**self._flip_probs, **self._stuck_problems}
         self._window.append((t, codes, conf_now))
@@ -276,6 +291,30 @@ class Stabiliser:
         return Observation(obs.rows, obs.cols, key, conf)
 
 
+    def _beside_fixed(self, reading: FrameReading, stuck: np.ndarray,
+                      codes: np.ndarray) -> np.ndarray:
+        """(n,) the chips whose doubt for touching a cover is lifted: each touches only
+        fixed covers of at most :data:`FIXED_AT_MOST` spaces (glare, a mark: no arm, no
+        speck), is read as a team's chip, doubted for nothing else and sure otherwise
+        (``FrameReading.beside_cover``), and was brought by a hand (one came over or next
+        to it since the last report) or was reported so, surely, before. An arm's edge never
+        gets here: a frame with a moving cover is waited out (no reading of it is used)."""
+        n = len(codes)
+        if self._fixed is None or not self._fixed.any() or not reading.beside_cover:
+            return np.zeros(n, bool)
+        rows, cols = reading.observation.rows, reading.observation.cols
+        small_fixed = _specks(self._fixed, rows, cols, FIXED_AT_MOST)
+        other = stuck & ~small_fixed           # specks and large fixed covers keep the doubt
+        near_small = _around(small_fixed, rows, cols)
+        near_other = _around(other, rows, cols)
+        team = np.isin(codes, list(_TEAMS))
+        plain = np.asarray(reading.beside_cover, np.float32) >= SURE
+        before = np.zeros(n, bool)
+        if self._basis is not None and self._reported_sure is not None:
+            before = self._reported_sure & (self._basis == codes)
+        return near_small & ~near_other & ~stuck & team & plain & \
+            (self._touched | before)
+
     def _untouched_changes(self, out: np.ndarray, t: float) -> np.ndarray:
         """Spaces changed since the last report with no hand near them: unknown until the
         change has lasted ``untouched_after`` seconds."""
@@ -296,14 +335,21 @@ class Stabiliser:
         return out
 
 
-def _specks(occ: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """The covered spaces of ``occ`` in patches of at most :data:`SPECK` spaces (side or
-    corner touching): too small for a hand or an arm, which cover a patch of several spaces."""
+def _specks(occ: np.ndarray, rows: int, cols: int, at_most: int = SPECK) -> np.ndarray:
+    """The covered spaces of ``occ`` in patches of at most ``at_most`` (:data:`SPECK`)
+    spaces (side or corner touching): too small for a hand or an arm, which cover a patch
+    of several spaces."""
     grid = occ.reshape(rows, cols).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(grid, connectivity=8)
     small = np.zeros(n, bool)
-    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= SPECK
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= at_most
     return small[labels.ravel()] & occ
+
+
+def _around(mask: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(n,) the spaces of ``mask`` and those touching one (side or corner)."""
+    grid = np.asarray(mask, np.uint8).reshape(rows, cols)
+    return cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0
 
 
 def _name(state: SpaceState) -> str:

@@ -269,19 +269,24 @@ def test_one_space_read_as_covered_in_every_frame_is_a_speck_judged_at_once():
 
 def _specks(reading, spaces):
     """The reading with ``spaces`` read as covered (unknown), and the chips beside them
-    doubted as the reader doubts a chip beside a cover (vision/doubt.py: confidence 0.3)."""
+    doubted as the reader doubts a chip beside a cover (vision/doubt.py: confidence 0.3,
+    the confidence before in ``beside_cover``)."""
     out = _covered(reading, spaces)
     conf = list(out.confidence)
     doubtful = list(out.doubtful) if out.doubtful else [False] * len(conf)
+    beside = list(out.beside_cover) if out.beside_cover else [0.0] * len(conf)
     obs = out.observation
     for i in spaces:
         r, c = divmod(i, 10)
         for j in range(100):
             rr, cc = divmod(j, 10)
-            if max(abs(rr - r), abs(cc - c)) == 1 and obs.states[j].is_chip:
+            if max(abs(rr - r), abs(cc - c)) == 1 and obs.states[j].is_chip \
+                    and not out.occluded[j]:
+                beside[j] = max(beside[j], reading.confidence[j])
                 conf[j], doubtful[j] = min(conf[j], 0.3), True
     obs = Observation(obs.rows, obs.cols, obs.states, tuple(conf))
-    return replace(out, observation=obs, confidence=tuple(conf), doubtful=tuple(doubtful))
+    return replace(out, observation=obs, confidence=tuple(conf), doubtful=tuple(doubtful),
+                   beside_cover=tuple(beside))
 
 
 def test_specks_of_glare_read_as_covered_now_here_now_there_do_not_hold_the_board_back():
@@ -315,6 +320,57 @@ def test_specks_of_glare_read_as_covered_now_here_now_there_do_not_hold_the_boar
     assert all(o[s] is SpaceState.UNKNOWN for _, o in seen for s in (j1, h2, g7))
     # a speck is no problem to name: the page does not flash a warning at each frame
     assert not stab.problems
+
+
+def _beside_fixed(patch, chip, hand=True, frames=40):
+    """What the stabiliser reports of a green chip put on ``chip`` (by a hand, or appearing
+    without one) beside ``patch``, read as covered in every frame (glare the reader takes
+    for a cover, or an arm resting on the board), with the chips beside it doubted as the
+    reader doubts them: (time, state of ``chip``, its confidence) of each report."""
+    cond = Conditions(width=640, height=480, tilt_deg=10, noise=0)
+    empty = Observation.empty(10, 10)
+    placed = empty.replace({chip: SpaceState.GREEN})
+    readings = [_specks(r, patch) for r in _readings(cond, [empty, placed], frames, hand)]
+    hand_frames = [n for n, r in enumerate(readings) if sum(r.occluded) > len(patch)]
+    assert len(hand_frames) == (3 if hand else 0)
+    stab = Stabiliser(settle=0.6)
+    seen = _settled(stab, readings, hand_frames)
+    assert all(o[s] is SpaceState.UNKNOWN for _, o in seen for s in patch)
+    return [(n / 10, o[chip], o.confidence[chip]) for n, o in seen]
+
+
+def test_a_chip_beside_glare_that_never_moves_is_read_surely():
+    """Glare on three spaces (j5, j6, j7) that the reader takes for a cover in every frame
+    (seed 3's film 1 had such a patch): green's chip put on i6, beside it, by a hand, is
+    reported surely, so the referee judges it as a placement. The reader doubts a chip
+    beside a cover (an arm's edge can look like one); a cover that has not moved for
+    seconds and is too small for an arm makes no such edge. Before, i6 was reported at
+    0.3 in every observation (the referee waited on it for good)."""
+    j5, j6, j7, i6 = (LAYOUT.parse_space(n) for n in ("j5", "j6", "j7", "i6"))
+    seen = _beside_fixed([j5, j6, j7], i6)
+    assert [st for _, st, _ in seen] == [SpaceState.EMPTY, SpaceState.GREEN]
+    assert seen[-1][2] >= 0.5
+
+
+def test_a_chip_beside_an_arm_resting_on_the_board_stays_doubtful():
+    """The same chip beside a cover of six spaces that never moves (an arm resting on the
+    board, as far as the camera can tell): still doubtful, as beside any arm; the referee
+    waits on it."""
+    patch = [LAYOUT.parse_space(n) for n in ("j5", "j6", "j7", "i5", "i6", "i7")]
+    seen = _beside_fixed(patch, LAYOUT.parse_space("i4"))
+    assert [st for _, st, _ in seen] == [SpaceState.EMPTY, SpaceState.GREEN]
+    assert seen[-1][2] < 0.5
+
+
+def test_a_chip_no_hand_brought_beside_fixed_glare_stays_doubtful():
+    """A chip that appears beside the fixed glare with no hand near it (the glare's edge
+    read as a chip would look so) is not made sure by the glare's rule: it is reported,
+    after the wait of a change no hand made, in doubt."""
+    j5, j6, j7, i6 = (LAYOUT.parse_space(n) for n in ("j5", "j6", "j7", "i6"))
+    seen = _beside_fixed([j5, j6, j7], i6, hand=False, frames=80)
+    assert [st for _, st, _ in seen if st is not SpaceState.UNKNOWN] == \
+        [SpaceState.EMPTY, SpaceState.GREEN]
+    assert all(c < 0.5 for _, st, c in seen if st is SpaceState.GREEN)
 
 
 def test_a_chip_read_only_in_doubt_for_good_does_not_lose_the_rest_of_the_game(tmp_path):
