@@ -578,15 +578,16 @@ def test_a_grid_settled_inside_a_crowded_board_off_its_chips_is_refused_never_re
     # of the chips it sees, the board's own grid nearly all of them
     r = _scene("art=plain,board=worn,chips=opaque,table=wood,hand=sleeve,light=lamp,"
                "camera=angled,seed=766305508", CROWDED_PLAIN, 0.9091948834960862, 89709275)
-    inside = np.float32([[754, 101], [824, 313], [593, 264], [593, 174]])
-    centred, seen = chips_centred(r.image, inside, LAYOUT)
-    assert seen >= 8 and centred < 0.25 * seen, (centred, seen)
     centred, seen = chips_centred(r.image, np.float32(r.grid_corners), LAYOUT)
     assert centred >= 0.9 * seen, (centred, seen)
-    _refused_or_right(r)
+    _off_its_chips_refused(r, [[754, 101], [824, 313], [593, 264], [593, 174]])
 
 
-def _refused_or_right(r):
+def _off_its_chips_refused(r, quad):
+    """``quad`` (a wrong grid) centres less than a quarter of the 8 or more chips it sees,
+    and the scene is refused, or read on its own grid."""
+    centred, seen = chips_centred(r.image, np.float32(quad), LAYOUT)
+    assert seen >= 8 and centred < 0.25 * seen, (centred, seen)
     reading = BoardReader(None, LAYOUT).read(r.image)
     if reading.found:
         assert np.abs(reading.corners - r.grid_corners).max() < 0.25 * _space(r)
@@ -602,10 +603,7 @@ def test_a_grid_reaching_onto_the_table_is_refused_by_the_chips_it_does_not_cent
     # less than a quarter of the chips it sees is refused: this one centres 1 of 14
     r = _scene("art=ornate,board=glossy,chips=opaque,table=wood,hand=bare,light=daylight,"
                "camera=overhead,seed=141414027", CROWDED_GLOSSY, 0.8380652948338996, 818396682)
-    wrong = np.float32([[492, 61], [741, 179], [411, 555], [89, 497]])
-    centred, seen = chips_centred(r.image, wrong, LAYOUT)
-    assert seen >= 8 and centred < 0.25 * seen, (centred, seen)
-    _refused_or_right(r)
+    _off_its_chips_refused(r, [[492, 61], [741, 179], [411, 555], [89, 497]])
 
 
 def test_translucent_chips_of_one_colour_on_both_twins_are_read_and_bare_twins_stay_empty():
