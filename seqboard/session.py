@@ -31,8 +31,10 @@ class Event:
     ``new_game``, ``source`` (the sensing lost or back: ``text`` says what, empty when
     back), ``caught_up`` (moves the camera missed, accepted: ``text`` is the note),
     ``edit`` (the board taken as it stands), ``waiting`` (judging with cards: a chip
-    waits for its card, or a card for its chip), ``card`` (a card laid on a pile, or one
-    the camera could not read: ``data`` has ``card``, ``seat``, ``via``), ``info``."""
+    waits for its card, or a card for its chip; with ``data["stall"]``, the notice that
+    chips have waited :attr:`Session.stall_after` seconds unjudged), ``card`` (a card
+    laid on a pile, or one the camera could not read: ``data`` has ``card``, ``seat``,
+    ``via``), ``info``."""
 
     kind: str
     verdict: Verdict | None = None
@@ -543,7 +545,7 @@ class Session:
                 + ("it" if len(spaces) == 1 else "them")
                 + ", or press t (Take the board as it stands) and check whose turn it is")
         self._log_line("waiting", text, spaces=spaces)
-        self._emit(Event("waiting", None, text, tuple(spaces)))
+        self._emit(Event("waiting", None, text, tuple(spaces), {"stall": True}))
 
     def _series(self, obs: Observation, unseen: int | None = None,
                 where: tuple[int, ...] = (), in_order: bool = False) -> list[catchup.Series]:

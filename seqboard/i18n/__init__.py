@@ -216,7 +216,7 @@ SHAPED = {"card_name": r"(?:blue|red) (?:[1-5]|wild)|Skip|Reverse|Steal a Card|S
           "who": r"player [0-9]+"}
 #: parameters that hold lists of sentences, and what joins them (translated: ", then ")
 LISTS = {"todo": ", ", "steps": N_(", then "), "items": ", ", "problems": "; ",
-         "states": N_(" and ")}
+         "states": N_(" and "), "reasons": "; "}
 
 
 @functools.lru_cache(maxsize=1)
@@ -249,6 +249,8 @@ def _param(name: str, value: str, depth: int) -> "str | Msg":
         return Msg(value)
     if kind != "text" and name.rstrip("0123456789") not in SHAPED:
         return value
+    if re.fullmatch(KINDS["spaces"], value):
+        return value        # a list of spaces said as a sentence ("{spaces} or {space}")
     joiner = LISTS.get(name.rstrip("0123456789"))
     if joiner and joiner in value:
         return Joined(joiner, tuple((str(k), _parse(p, depth + 1))

@@ -118,6 +118,24 @@ TEMPLATES = [
     N_("waiting: not sure of {spaces} (a shadow, an arm's edge, the light?); judged once "
        "they read clearly"),
     N_("waiting: {spaces} wait for {team}'s move, which the camera may not see yet"),
+    # the referee waiting on spaces it cannot read, and the moves it did not see
+    # (seqboard/session.py, engine/catchup.py; docs/recovery.md)
+    N_("waiting on {spaces} for {n} s: {reasons}. Move the lamp or whatever covers it, or "
+       "press t (Take the board as it stands) and check whose turn it is"),
+    N_("waiting on {spaces} for {n} s: {reasons}. Move the lamp or whatever covers them, or "
+       "press t (Take the board as it stands) and check whose turn it is"),
+    N_("{team}'s move is not seen (on {places}, which the camera cannot read) and {chips} "
+       "for it"),
+    N_("{chips} for {team}'s move"),
+    N_("the camera cannot read {places} surely"),
+    N_("the chip on {space} waits"),
+    N_("the chips on {spaces} wait"),
+    N_("{spaces} or {space}"),
+    N_("{spaces} and {space}"),
+    N_("{team} (not seen: on {places}, which cannot be read)"),
+    N_("{move} (not seen: {space} cannot be read)"),
+    N_("{team} (not seen: on {space}, which reads only in doubt)"),
+    N_("{team}'s move not seen earlier shows on {space}"),
     # the demo's deliberate mistakes (seqboard/commands/demo.py)
     N_("demo: a deliberate mistake to show the referee at work: {mistake}"),
     N_("a chip of the wrong colour goes down on {space}"),

@@ -27,6 +27,7 @@ RANKS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "10": "
 SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 CARD = re.compile(r"\b(10|[AKQJT2-9])([SHDC])\b")
 #: the events spoken, and the session's hint events (asked at the Pi: the page speaks its own)
+#: and its notice that chips have long waited unjudged (``waiting`` with ``data["stall"]``)
 SPOKEN = ("verdict", "warning", "proposal", "game_over", "undo", "dead_card")
 
 
@@ -165,7 +166,8 @@ class VoiceIndicator:
         self.voice = voice
 
     def __call__(self, event: Event, view: dict) -> None:
-        if event.kind in SPOKEN and event.text:
+        if (event.kind in SPOKEN or event.kind == "waiting" and event.data.get("stall")) \
+                and event.text:
             self.voice.say(speakable(event.text))
         elif event.kind == "hint" and not event.data.get("private"):
             best = (view.get("hints") or [None])[0]

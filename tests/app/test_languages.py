@@ -359,3 +359,69 @@ def test_every_sentence_of_judging_with_cards_has_its_template(tmp_path):
                                 f"5H ist auf b2 oder g6")
     assert i18n.tr("waiting: not sure of d4, e5 (a shadow, an arm's edge, the light?); judged "
                    "once they read clearly", "cs").startswith("čekám: nejistá pole d4, e5")
+
+
+# --- the referee waiting, and the moves it did not see (session eleven) -------------------------
+def test_every_sentence_of_waiting_and_unseen_moves_has_its_template(tmp_path):
+    """The waiting notice, the moves applied unseen (on unreadable spaces, on a chip read
+    only in doubt), the moves caught up round them and an unseen move's chip showing
+    later: every sentence the table is told has its template, in every language."""
+    from .test_game_evidence import (_at, _beside_glare, _glare_game_to_an_unseen_move,
+                                     _seen)
+    texts = []
+    for doubt in ("G", "B"):
+        s, ref, _path, _events, chips = _beside_glare(tmp_path / doubt, green_doubt=doubt)
+        texts += [line["text"] for line in s.log]
+    s, ref, _path = _glare_game_to_an_unseen_move(tmp_path / "shows")
+    s.observe(_seen(ref, {"j5": ("B", 1.0), "j6": (".", 1.0)}), _at(20.0))
+    texts += [line["text"] for line in s.log]
+    kinds = " ".join(texts)
+    assert "waiting on " in kinds and "reads only in doubt" in kinds and \
+        "which cannot be read" in kinds and "not seen earlier shows on j5" in kinds
+    assert _uncovered(texts) == []
+    said = {"de": ("wartet seit 20 s auf i4, i5, j5, j6: der Zug von Blau ist nicht zu sehen "
+                   "(auf i5, j5 oder j6, wo die Kamera nichts lesen kann) und die Chips auf b5, "
+                   "e6, h6, g8 warten darauf; die Kamera liest i4 nicht sicher. Die Lampe "
+                   "verschieben oder was sie verdeckt, oder t drücken (Brett übernehmen, wie es "
+                   "ist) und prüfen, wer am Zug ist"),
+            "cs": ("čekám na i4, i5, j5, j6 už 20 s: tah týmu modří není vidět (na i5, j5 nebo "
+                   "j6, kde kamera nic nepřečte) a žetony na b5, e6, h6, g8 čekají na něj; kamera "
+                   "nepřečte i4 jistě. Posuňte lampu nebo cokoli, co je zakrývá, nebo stiskněte t "
+                   "(Převzít desku, jak je) a zkontrolujte, kdo je na tahu")}
+    notice = next(t for t in texts if t.startswith("waiting on "))
+    for lang, words in said.items():
+        assert i18n.tr(notice, lang) == words
+    for lang in OTHERS:                  # no English left in any language
+        for t in texts:
+            if t.startswith(("waiting on ", "caught up: ", "blue (not seen", "green (not seen")):
+                out = i18n.tr(t, lang)
+                assert not re.search(r"\b(not seen|cannot be read|waiting on|press t|surely"
+                                     r"|in doubt|caught up|then)\b", out), (lang, out)
+
+
+def test_the_terminal_and_the_voice_say_the_waiting_notice_in_german(tmp_path):
+    """ui.language = "de": the terminal prints the notice in German, and the Pi's voice
+    (espeak-ng's German voice, to WAV files) says it."""
+    if shutil.which("espeak-ng") is None:
+        pytest.fail("the voice tests need espeak-ng: sudo apt-get install -y espeak-ng")
+    from engine.referee import Referee
+    from seqboard.session import Session
+
+    from .test_game_evidence import _at, _seen
+    i18n.set_language("de")
+    s = Session(Referee("classic", 2))
+    out = io.StringIO()
+    s.subscribe(TerminalIndicator(out, live=False, colour=False))
+    voice = Voice(voice=i18n.espeak_voice("en"), wav_dir=tmp_path)
+    s.subscribe(VoiceIndicator(voice))
+    for t in range(2, 40, 2):
+        s.observe(_seen(s.referee, {"e5": ("B", 0.3)}), _at(float(t)))
+    voice.close()
+    german = ("wartet seit 20 s auf e5: die Kamera liest e5 nicht sicher. Die Lampe verschieben "
+              "oder was es verdeckt, oder t drücken (Brett übernehmen, wie es ist) und prüfen, "
+              "wer am Zug ist")
+    assert f"[  0] {german}\n" in out.getvalue()
+    assert voice.enabled and voice.voice == "de"
+    assert voice.spoken == [german.replace("(", "").replace(")", "")]
+    with wave.open(str(voice.files[0])) as w:
+        assert w.getnframes() / w.getframerate() > 3.0
