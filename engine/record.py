@@ -34,6 +34,9 @@ STACKS_TYPES = ("setup", "action", "event", "end")
 TYPES = tuple(dict.fromkeys(BOARD_TYPES + STACKS_TYPES))
 EVENTS = ("lost_draw", "dead_card", "table_talk", "undo", "reject", "confirm", "note", "five",
           "card")
+#: what the referee said, kept in the record as ``note`` events with a ``notice`` (a note
+#: of another notice, from a newer writer, replays as a plain note)
+NOTICES = ("waiting", "caught_up")
 #: how a card laid on a pile was known (``card`` events)
 CARD_VIA = ("camera", "typed", "page", "nfc")
 
@@ -726,7 +729,10 @@ class _Replay:
         for key in ("text", "card"):
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise RecordError(f"line {line}: an event's '{key}' must be a string")
-        if ev in ("note", "confirm"):
+        if ev == "note":
+            self.ok(line, self.note_kind(entry, line), str(entry.get("text", ev)))
+            return
+        if ev == "confirm":
             self.ok(line, ev, str(entry.get("text", ev)))
             return
         if ev == "undo":
@@ -784,6 +790,21 @@ class _Replay:
                 return
             ref.note_table_talk(team)
             self.ok(line, "table_talk", f"table talk: team {team + 1} discards")
+
+    def note_kind(self, entry: dict, line: int) -> str:
+        """A note's step kind: what the referee said (``notice``: ``waiting``, the notice
+        that chips have long waited unjudged; ``caught_up``, moves it caught up), else
+        ``note``. Its ``spaces``, ``t`` and ``frame`` are checked; nothing is applied."""
+        notice = entry.get("notice")
+        if notice is not None and not isinstance(notice, str):
+            raise RecordError(f"line {line}: a note's 'notice' must be a string")
+        if "spaces" in entry:
+            if not isinstance(entry["spaces"], list):
+                raise RecordError(f"line {line}: a note's 'spaces' must be a list like [\"c4\"]")
+            for name in entry["spaces"]:
+                self.space(name, line)
+        _check_timing(entry, line)
+        return notice if notice in NOTICES else "note"
 
     def card_event(self, entry: dict, line: int) -> None:
         """A card seen laid on a pile (issue 24): the referee judges again what it judged."""

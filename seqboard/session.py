@@ -226,7 +226,7 @@ class Session:
                 self._log_line("info", f"waiting: {names} wait for {r.colour_name(r.team)}'s move, "
                                        f"which the camera may not see yet",
                                spaces=turn)
-        self._note_stall(screened)
+        self._note_stall(screened, at)
         self.last_observation = obs
         self.pending_catchup = None
         v = r.observe(obs)
@@ -494,7 +494,7 @@ class Session:
         # (an observation not stamped with the source's time says nothing of how long)
         return t0 is not None and now is not None and now - t0 >= self.unreadable_after
 
-    def _note_stall(self, screened: evidence.Screened) -> None:
+    def _note_stall(self, screened: evidence.Screened, at: dict) -> None:
         """Say once, in words, that the game has waited :attr:`stall_after` seconds (of the
         source's time) with chips it does not judge and no move judged: the spaces it
         waits on (where the move of the team to move cannot be seen, or readings it is not
@@ -544,6 +544,9 @@ class Session:
                 + "; ".join(parts) + ". Move the lamp or whatever covers "
                 + ("it" if len(spaces) == 1 else "them")
                 + ", or press t (Take the board as it stands) and check whose turn it is")
+        # in the record too (a note: any reader of the format reads it; replay shows it)
+        self._write({"type": "event", "event": "note", "notice": "waiting", "text": text,
+                     "spaces": [name(i) for i in spaces]} | at)
         self._log_line("waiting", text, spaces=spaces)
         self._emit(Event("waiting", None, text, tuple(spaces), {"stall": True}))
 
@@ -656,6 +659,8 @@ class Session:
             last = v
             self.caught_up += 1
         old, self.warning = self.warning, None
+        # the sentence said, in the record too (each move has its own lines above)
+        self._write({"type": "event", "event": "note", "notice": "caught_up", "text": note} | at)
         self._log_line("caught_up", note)
         self._emit(Event("caught_up", last, note,
                          tuple(s.verdict.spaces[0] for s in series.steps if s.verdict.spaces)))

@@ -719,3 +719,91 @@ def test_a_lone_chip_read_only_in_doubt_is_said_once_and_judged_when_it_reads_su
     assert not ref.moves and s.warning is None
     v = s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
     assert v.kind == "placement" and _names(ref, v.spaces) == ["e5"]
+
+
+# --- session eleven: the notice and the moves not seen, in the record ---------------------
+def _lone_doubt(tmp_path):
+    """Blue's first chip, on e5, read blue only at 0.3 from 2 s to 38 s: the referee waits
+    and says so once (session, referee, record path, events)."""
+    s, ref, path, events = _session(tmp_path)
+    for t in range(2, 40, 2):
+        s.observe(_seen(ref, {"e5": ("B", 0.3)}), _at(float(t)))
+    return s, ref, path, events
+
+
+def _lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_the_waiting_notice_is_in_the_record_and_in_its_replay(tmp_path):
+    """The notice is written into the game record when it is said (a note: its words, the
+    spaces it names, the source's time), and `seqboard replay` lists it among the steps;
+    the record without it (as written before) replays to the same game."""
+    s, ref, path, events = _lone_doubt(tmp_path)
+    said = [e.text for e in events if e.kind == "waiting"]
+    notes = [e for e in _lines(path) if e.get("event") == "note"]
+    assert [(n["notice"], n["text"], n["spaces"], n["t"]) for n in notes] == \
+        [("waiting", said[0], ["e5"], 22.0)]
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok
+    assert [(st.kind, st.text) for st in result.steps if st.kind == "waiting"] == \
+        [("waiting", said[0])]
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
+    _replays(path, ref)
+    old = "".join(x + "\n" for x in path.read_text().splitlines() if '"event":"note"' not in x)
+    before = replay(parse_record(old, "old.jsonl"))
+    assert before.ok and [m for _, m in before.moves] == [m for _, m in ref.moves]
+
+
+def test_a_record_cut_off_in_the_waiting_notice_loads_and_the_game_resumes(tmp_path):
+    """The power goes while the notice is being written: the record replays up to the
+    line before it, and the game resumed from it goes on (the chip judged once it reads
+    surely)."""
+    s, ref, path, events = _lone_doubt(tmp_path)
+    s.recorder.close()
+    text = path.read_text()
+    assert text.splitlines()[-1].startswith('{"type":"event","event":"note"')
+    cut = text[:text.rindex('"notice"')]                   # mid-line, no newline
+    path.write_text(cut)
+    parsed = parse_record(cut, path.name)
+    assert parsed.stopped and "cut off mid-line" in parsed.stopped
+    assert replay(parsed).ok
+    s, ref = _resume(tmp_path, path)
+    v = s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(1.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["e5"]
+    _replays(path, ref)
+
+
+def test_a_note_of_a_notice_with_bad_spaces_is_refused_naming_its_line(tmp_path):
+    s, ref, path, events = _lone_doubt(tmp_path)
+    lines = path.read_text().splitlines()
+    k = next(i for i, x in enumerate(lines) if '"event":"note"' in x)
+    from engine.errors import RecordError
+    for bad in ({"spaces": "e5"}, {"spaces": ["z99"]}, {"notice": 5}, {"t": -1}):
+        note = dict(json.loads(lines[k]), **bad)
+        text = "".join(x + "\n" for x in lines[:k] + [json.dumps(note)] + lines[k + 1:])
+        try:
+            result = replay(parse_record(text, "m.jsonl"))
+        except RecordError as exc:
+            assert str(exc).startswith(f"line {k + 1}: "), (bad, str(exc))
+        else:
+            raise AssertionError(f"{bad} accepted: {result.ok}")
+
+
+def test_moves_not_seen_and_caught_up_are_in_the_record_with_what_was_said(tmp_path):
+    """Blue's move under the glare and green's beside it, applied unseen, with the sure
+    chips between them: each is a move line of the record (`unseen`, the spaces it may be
+    on), and the sentence the table heard ("caught up: ...") is a note after them."""
+    s, ref, path, events, chips = _beside_glare(tmp_path)
+    said = [e.text for e in events if e.kind == "caught_up"]
+    assert len(said) == 1 and "(not seen: on i4, which reads only in doubt)" in said[0]
+    lines = _lines(path)
+    unseen = [e for e in lines if e.get("action") == "unseen"]
+    assert [(e["n"], e["where"], e["caught_up"]) for e in unseen] == \
+        [(3, ["i5", "j5", "j6"], True), (6, ["i4"], True)]
+    notes = [e for e in lines if e.get("event") == "note"]
+    assert [(n["notice"], n["text"]) for n in notes] == [("caught_up", said[0])]
+    assert lines.index(notes[0]) > lines.index(unseen[-1])
+    result = replay(parse_record(path.read_text(), str(path)))
+    assert result.ok and ("caught_up", said[0]) in [(st.kind, st.text) for st in result.steps]
+
