@@ -96,6 +96,13 @@ class Session:
         self.stall_after = 20.0
         self._stall_since: tuple[float, int, bool] | None = None   # (since, moves, said)
         self._stall_named: set[int] = set()
+        #: the waiting notice said and still in force: its words, the spaces it names and
+        #: the number of moves then (a move judged, an undo or the board taken ends it);
+        #: the page shows it with the button of ``t`` (view()["stall"])
+        self.stall: tuple[str, tuple[int, ...], int] | None = None
+        #: the last observation as read, before the screen made its doubtful spaces
+        #: unknown: ``t`` takes the spaces waited on as they read (take_board)
+        self._read: Observation | None = None
         self._long_unread: frozenset[int] = frozenset()
         self._observations = 0
         #: moves applied as ``unseen``: (team, the unreadable spaces its chip is on one of,
@@ -178,6 +185,7 @@ class Session:
         at = dict(at or {})
         self._observations += 1
         self._last_t = at.get("t")
+        self._read = obs
         self._reveal_unseen(obs, at)
         self._note_arrivals(obs)
         # spaces read only in doubt (or not at all) for a long while: their doubt does not
@@ -508,6 +516,8 @@ class Session:
         hidden = sorted(i for i in self.hidden_move if i not in gone_unseen)
         self._stall_named &= set(why) | set(hidden)
         pending = {i: w for i, w in why.items() if i not in gone_unseen}
+        if self.stall is not None and (self.stall[2] != len(r.moves) or not pending):
+            self.stall = None                 # a move judged, or nothing waited on now
         if t is None or not pending:
             self._stall_since = None          # (no source time: how long is not known)
             return
@@ -544,6 +554,7 @@ class Session:
                 + "; ".join(parts) + ". Move the lamp or whatever covers "
                 + ("it" if len(spaces) == 1 else "them")
                 + ", or press t (Take the board as it stands) and check whose turn it is")
+        self.stall = (text, tuple(spaces), len(r.moves))
         # in the record too (a note: any reader of the format reads it; replay shows it)
         self._write({"type": "event", "event": "note", "notice": "waiting", "text": text,
                      "spaces": [name(i) for i in spaces]} | at)
@@ -726,11 +737,17 @@ class Session:
     def take_board(self) -> bool:
         """Take the board as it stands (a key and a dashboard button): the game's board
         becomes what was last seen (known spaces; the turn does not change), recorded as a
-        position edit. False when there is nothing to take."""
+        position edit. False when there is nothing to take.
+
+        The spaces the referee waits on (read only in doubt, or chips waiting on a move
+        the camera cannot see) are taken as they were read: the waiting notice tells the
+        players to press t for them, and they are unknown in the screened observation."""
         obs = self.last_observation
         r = self.referee
         if obs is None or self.seat_policy is not None:
             return False            # remote play: the other board would not follow
+        if self.waiting and self._read is not None:
+            obs = obs.replace({i: self._read.states[i] for i in self.waiting})
         self.hidden_move = frozenset()
         board = r.board
         changed = []
@@ -755,6 +772,7 @@ class Session:
                      "reason": "board taken as it stands"})
         old, self.warning = self.warning, None
         self.pending_catchup = None
+        self.waiting, self.stall = (), None
         text = f"board taken as it stands: {', '.join(names)} changed"
         self._log_line("edit", text, spaces=changed)
         self._emit(Event("edit", None, text, tuple(changed)))
@@ -994,6 +1012,7 @@ class Session:
         self.warning = None
         self.pending_catchup = None
         self.hidden_move = frozenset()
+        self.stall = None
         self.ended = False
         self._withdraw_proposal()
         self._log_line("undo", v.message)
@@ -1062,6 +1081,11 @@ class Session:
             "hints": self.hints if self.hints_at == len(r.moves) else [],
             "space_problems": [{"space": i, "text": t} for i, t in sorted(self.space_problems.items())],
             "waiting": [r.layout.space_name(i) for i in self.waiting],
+            # the waiting notice while it is in force (the page shows it with the button
+            # of t; docs/recovery.md)
+            "stall": None if self.stall is None or self.stall[2] != len(r.moves) else
+            {"text": self.stall[0], "spaces": list(self.stall[1]),
+             "names": [r.layout.space_name(i) for i in self.stall[1]]},
             "confirm_catch_up": self.pending_catchup is not None,
             # a sequence just made on a longer line: the fives its team may name instead
             "five_choices": [{"text": " ".join(q.text(lay.cols) for q in o),

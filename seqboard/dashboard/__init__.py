@@ -238,7 +238,9 @@ class Dashboard:
         msg = json.dumps({
             "type": "state", "seq": self._seq, "sent": time.time(),
             "event": {"kind": event.kind, "text": event.text, "spaces": spaces,
-                      "new_sequences": getattr(event.verdict, "new_sequences", 0) or 0},
+                      "new_sequences": getattr(event.verdict, "new_sequences", 0) or 0,
+                      # the referee's notice that it has long waited (the page says it)
+                      "stall": bool(event.data.get("stall"))},
             "view": public_view(view),
             # the page asks for /camera.jpg only when there is a camera to show
             "camera": self.has_camera(), "voice": self.voice,
@@ -248,6 +250,7 @@ class Dashboard:
             "language": i18n.configured(),
             "words": page_words([event.text] + [line["text"] for line in view["log"][-3:]]
                                 + [(view.get("warning") or {}).get("text"),
+                                   (view.get("stall") or {}).get("text"),
                                    (view.get("proposal") or {}).get("text"),
                                    view.get("source_problem")]),
         }, separators=(",", ":"))

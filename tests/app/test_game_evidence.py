@@ -721,7 +721,7 @@ def test_a_lone_chip_read_only_in_doubt_is_said_once_and_judged_when_it_reads_su
     assert v.kind == "placement" and _names(ref, v.spaces) == ["e5"]
 
 
-# --- session eleven: the notice and the moves not seen, in the record ---------------------
+# --- session eleven: the notice and the moves not seen, in the record; t for the notice ------
 def _lone_doubt(tmp_path):
     """Blue's first chip, on e5, read blue only at 0.3 from 2 s to 38 s: the referee waits
     and says so once (session, referee, record path, events)."""
@@ -807,3 +807,25 @@ def test_moves_not_seen_and_caught_up_are_in_the_record_with_what_was_said(tmp_p
     result = replay(parse_record(path.read_text(), str(path)))
     assert result.ok and ("caught_up", said[0]) in [(st.kind, st.text) for st in result.steps]
 
+
+def test_t_takes_the_chips_the_waiting_notice_names_and_ends_it(tmp_path):
+    """The notice says "press t (Take the board as it stands)": t then takes the spaces it
+    waits on as they read (before, they were unknown in the screened board, and t found
+    nothing to take). The page's view holds the notice while it is in force."""
+    s, ref, path, events = _lone_doubt(tmp_path)
+    e5 = ref.layout.parse_space("e5")
+    assert s.view()["stall"] == {"text": [e.text for e in events if e.kind == "waiting"][0],
+                                 "spaces": [e5], "names": ["e5"]}
+    assert s.take_board()
+    assert ref.board.cells[e5] == 1 and ref.current == 0 and not ref.moves
+    assert s.view()["stall"] is None and s.view()["waiting"] == []
+    edit = [e for e in _lines(path) if e["type"] == "edit"]
+    assert [e["changed"] for e in edit] == [["e5"]]
+    _replays(path, ref)
+
+
+def test_the_notice_ends_when_a_move_is_judged(tmp_path):
+    s, ref, path, events = _lone_doubt(tmp_path)
+    assert s.view()["stall"] is not None
+    s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
+    assert s.view()["stall"] is None

@@ -415,3 +415,46 @@ def test_the_setup_view_shows_the_steps_the_camera_and_the_qr_code(browser, tmp_
     finally:
         pg.close()
         dash.stop()
+
+
+def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live, page):
+    """Blue's chip on e5 read only in doubt for 20 s: the page (in German, ?lang=de) shows
+    the referee's notice above the board, in its language, marks e5 on the board, and
+    its button does what t does (the action take_board): the board takes e5, the turn
+    stays, the notice goes."""
+    from engine.observation import Observation, SpaceState
+    page.goto(live.url + "?lang=de")
+    expect(page.locator("#board")).to_have_attribute("data-move", "0")
+    ref = live.ref
+    e5 = ref.layout.parse_space("e5")
+    base = ref.expected()
+    states, conf = list(base.states), list(base.confidence)
+    states[e5], conf[e5] = SpaceState.BLUE, 0.3
+    doubtful = Observation(base.rows, base.cols, tuple(states), tuple(conf))
+    stall = page.locator("#stall")
+    for t in range(2, 24, 2):
+        with live.lock:
+            live.session.observe(doubtful, {"t": float(t), "frame": t * 10})
+        if t < 22:
+            expect(stall).to_be_hidden()
+    expect(stall).to_be_visible()
+    expect(page.locator("#stall strong")).to_have_text("Der Schiedsrichter wartet")
+    expect(page.locator("#stall-text")).to_have_text(
+        "wartet seit 20 s auf e5: die Kamera liest e5 nicht sicher. Die Lampe verschieben oder "
+        "was es verdeckt, oder t drücken (Brett übernehmen, wie es ist) und prüfen, wer am Zug "
+        "ist")
+    assert stall.get_attribute("data-spaces") == "e5"
+    assert page.eval_on_selector_all("#board rect.wait", "rs => rs.map(r => r.dataset.space)") \
+        == [str(e5)]
+    button = stall.locator('button[data-action="take_board"]')
+    expect(button).to_have_text("Brett übernehmen, wie es ist")
+    expect(button).to_be_disabled()                       # the PIN first, as every control
+    page.fill("#pin", live.pin)
+    page.click("#login button")
+    expect(button).to_be_enabled()
+    button.click()
+    expect(stall).to_be_hidden()
+    assert ref.board.cells[e5] == 1 and ref.current == 0 and not ref.moves
+    assert page.locator("#board rect.wait").count() == 0
+    assert board_on_page(page) == board_of(live.session)
+    assert page.locator("#board").get_attribute("data-move") == "0"

@@ -162,6 +162,9 @@ function drawBoard(svg, b) {
     el("rect", { x: 0.1, y: 0.1, width: 0.8, height: 0.8, rx: 0.1 }, hg);
     el("text", { x: 0.2, y: 0.28 }, hg).textContent = k + 1;
   });
+  for (const i of (b.waiting || [])) {      // the spaces the referee's waiting notice names
+    el("rect", { class: "wait", "data-space": i, x: i % b.cols + 0.04, y: Math.floor(i / b.cols) + 0.04, width: 0.92, height: 0.92 }, svg);
+  }
   for (const i of (b.warning || [])) {
     el("rect", { class: "warn", x: i % b.cols + 0.08, y: Math.floor(i / b.cols) + 0.08, width: 0.84, height: 0.84 }, svg);
   }
@@ -349,6 +352,7 @@ function render(msg) {
     observed: msg.observed, sequence_spaces: v.sequence_spaces, dead: v.dead_cards,
     hints: myHints && myHints.move_number === v.move_number ? myHints.hints : [],
     warning: v.warning ? v.warning.spaces : [], proposal: v.proposal ? v.proposal.space : null,
+    waiting: v.stall ? v.stall.spaces : [],
   });
   const board = document.getElementById("board");
   board.setAttribute("data-move", v.move_number);
@@ -389,6 +393,12 @@ function render(msg) {
     dead.appendChild(img);
   }
   if (!v.dead_cards.length) dead.textContent = _("none");
+  // the referee has waited long on spaces it cannot read: what it says, and the button of t
+  const stall = document.getElementById("stall");
+  stall.hidden = !v.stall;
+  stall.dataset.spaces = v.stall ? v.stall.names.join(" ") : "";
+  document.getElementById("stall-text").textContent = v.stall ? T(v.stall.text) : "";
+  if (!v.stall) document.getElementById("stall-msg").textContent = "";
   const w = document.getElementById("warning");
   w.hidden = !v.warning;
   w.textContent = v.warning ? "\u26a0 " + T(v.warning.text) : "";
@@ -425,7 +435,9 @@ function render(msg) {
   if (msg.seq !== lastSeq && lastSeq !== null) {        // a new event, not the page's first look
     if (ev.kind === "warning") beep("illegal");
     if (ev.new_sequences) beep("sequence");
-    if (["verdict", "warning", "proposal", "game_over", "undo"].includes(ev.kind)) say(spoken(ev.text));
+    if (["verdict", "warning", "proposal", "game_over", "undo"].includes(ev.kind) || (ev.kind === "waiting" && ev.stall)) {
+      say(spoken(ev.text));
+    }
   }
   lastSeq = msg.seq;
 }
@@ -489,7 +501,7 @@ async function post(path, body) {
 let unlocked = false;
 function unlock(on) {
   unlocked = on;
-  for (const b of document.querySelectorAll("#controls button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #card-form button, #remote-form button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#controls button, #stall button, #calibrate-box button, #hint-form button, #five-choices button, #setup-form button, #card-form button, #remote-form button")) b.disabled = !on;
 }
 
 // a sequence just made on a longer line: its team may name the five (as `f c4-g4` does)
@@ -670,10 +682,10 @@ document.getElementById("login").addEventListener("submit", async (e) => {
   unlock(ok);
 });
 
-for (const b of document.querySelectorAll("#controls button")) {
+for (const b of document.querySelectorAll("#controls button, #stall button")) {
   b.addEventListener("click", async () => {
     const [ok, data] = await post("/api/action", { action: b.dataset.action });
-    document.getElementById("action-msg").textContent = ok ? "" : (data.error || _("refused"));
+    document.getElementById(b.closest("#stall") ? "stall-msg" : "action-msg").textContent = ok ? "" : (data.error || _("refused"));
     if (!ok && data.error && data.error.includes("PIN")) unlock(false);
   });
 }
