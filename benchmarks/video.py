@@ -29,7 +29,8 @@ and its moves compared with the true game's:
   (want: all of ``video_games_with_hidden_moves``)
 - ``video_warnings``: warnings the referee raised (every move here is legal: want 0)
 - ``video_waiting_notices``: times the referee said that chips had waited on spaces it
-  cannot read for 20 s with no move judged (a game that stalls, said: want 0)
+  cannot read for 20 s with no move judged (a game that stalls, said: want 0); counted
+  in the record (its ``note`` events of notice ``waiting``), whatever the language
 - ``video_games_heldout_looks``: games filmed in a look with a held-out family
 - ``video_calibrations_refused``: games whose empty board the calibration refused (nothing
   refereed: all their moves count as missed)
@@ -290,6 +291,9 @@ def score(film: Film, record: Path) -> dict:
               and isinstance(e.get("n"), int)]
     shown = {e["unseen"]: e.get("changed") for e in entries
              if e.get("type") == "edit" and isinstance(e.get("unseen"), int)}
+    # the referee's notices that chips waited long unjudged (docs/recovery.md)
+    notices = sum(1 for e in entries if e.get("type") == "event" and e.get("event") == "note"
+                  and e.get("notice") == "waiting")
     shown_right = 0
     for n in unseen:
         names = shown.get(n) or []
@@ -298,17 +302,11 @@ def score(film: Film, record: Path) -> dict:
                 layout.parse_space(names[0]) == want[k][2]:
             shown_right += 1
     return {"moves": len(want), "phantom": len(got) - matched, "missed": len(want) - matched,
+            "notices": notices,
             "unseen": len(unseen), "unseen_shown_right": shown_right,
             "caught_up": caught, "warnings": warnings, "exact": got == want,
             "replay_ok": result.ok, "stamped": stamped,
             "first_wrong": next((f"{layout.space_name(w[2])}" for w, g in zip(want, got) if w != g), "")}
-
-
-def waiting_notices(stdout: str) -> int:
-    """How many times the referee said it was still waiting on spaces it cannot read (its
-    terminal lines ``[ 33] waiting on i4, j3 for 20 s: ...``; docs/recovery.md)."""
-    return sum(1 for line in stdout.splitlines()
-               if line.startswith("[") and "] waiting on " in line)
 
 
 def game_look(seed: int, g: int, looks: str) -> Look | None:
@@ -361,7 +359,6 @@ def run(games: int, seed: int, workdir: Path, quick: bool, progress, looks: str 
                 raise RuntimeError(f"seqboard referee exited {proc.returncode}: {proc.stderr[-1500:]}")
             s = score(film, record)
             s["record"] = str(record)
-            s["notices"] = waiting_notices(proc.stdout)
         s.update(game=g, players=players, hidden=len(film.hidden), frames=film.frames,
                  look=look.describe() if look else "plain")
         per_game.append(s)
