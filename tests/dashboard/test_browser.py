@@ -421,7 +421,7 @@ def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live
     """Blue's chip on e5 read only in doubt for 20 s: the page (in German, ?lang=de) shows
     the referee's notice above the board, in its language, marks e5 on the board, and
     its button does what t does (the action take_board): the board takes e5, the turn
-    stays, the notice goes."""
+    stays, the notice goes. The far view shows the notice without the button."""
     from engine.observation import Observation, SpaceState
     page.goto(live.url + "?lang=de")
     expect(page.locator("#board")).to_have_attribute("data-move", "0")
@@ -446,6 +446,11 @@ def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live
     assert stall.get_attribute("data-spaces") == "e5"
     assert page.eval_on_selector_all("#board rect.wait", "rs => rs.map(r => r.dataset.space)") \
         == [str(e5)]
+    far = page.context.new_page()                        # the far view shows it, no button
+    far.goto(live.url + "?view=table&lang=de")
+    expect(far.locator("#stall-text")).to_contain_text("wartet seit 20 s auf e5")
+    expect(far.locator("#stall button")).to_be_hidden()
+    far.close()
     button = stall.locator('button[data-action="take_board"]')
     expect(button).to_have_text("Brett übernehmen, wie es ist")
     expect(button).to_be_disabled()                       # the PIN first, as every control
