@@ -709,9 +709,7 @@ def test_a_lone_chip_read_only_in_doubt_is_said_once_and_judged_when_it_reads_su
     """Blue's first chip, on e5, reads blue only at 0.3 (a shadow over it?) and nothing
     else changes: the referee waits, and after 20 s says so once, naming e5; when e5 reads
     surely the move is judged as usual."""
-    s, ref, path, events = _session(tmp_path)
-    for t in range(2, 40, 2):
-        s.observe(_seen(ref, {"e5": ("B", 0.3)}), _at(float(t)))
+    s, ref, path, events = _lone_doubt(tmp_path)
     said = [e.text for e in events if e.kind == "waiting"]
     assert said == ["waiting on e5 for 20 s: the camera cannot read e5 surely. Move the lamp "
                     "or whatever covers it, or press t (Take the board as it stands) and check "
