@@ -97,8 +97,9 @@ class Session:
         self._stall_since: tuple[float, int, bool] | None = None   # (since, moves, said)
         self._stall_named: set[int] = set()
         #: the waiting notice said and still in force: its words, the spaces it names and
-        #: the number of moves then (a move judged, an undo or the board taken ends it);
-        #: the page shows it with the button of ``t`` (view()["stall"])
+        #: the number of moves then (a move judged, an undo, the board taken, or none of
+        #: its spaces waited on any more ends it); the page shows it with the button of
+        #: ``t`` (view()["stall"])
         self.stall: tuple[str, tuple[int, ...], int] | None = None
         #: the last observation as read, before the screen made its doubtful spaces
         #: unknown: ``t`` takes the spaces waited on as they read (take_board)
@@ -516,8 +517,9 @@ class Session:
         hidden = sorted(i for i in self.hidden_move if i not in gone_unseen)
         self._stall_named &= set(why) | set(hidden)
         pending = {i: w for i, w in why.items() if i not in gone_unseen}
-        if self.stall is not None and (self.stall[2] != len(r.moves) or not pending):
-            self.stall = None                 # a move judged, or nothing waited on now
+        if self.stall is not None and (self.stall[2] != len(r.moves) or
+                                       not set(self.stall[1]) & (set(pending) | set(hidden))):
+            self.stall = None                 # a move judged, or its spaces waited on no more
         if t is None or not pending:
             self._stall_since = None          # (no source time: how long is not known)
             return

@@ -822,8 +822,13 @@ def test_t_takes_the_chips_the_waiting_notice_names_and_ends_it(tmp_path):
     _replays(path, ref)
 
 
-def test_the_notice_ends_when_a_move_is_judged(tmp_path):
+def test_the_notice_ends_when_a_move_is_judged_or_its_spaces_read_as_the_game(tmp_path):
     s, ref, path, events = _lone_doubt(tmp_path)
     assert s.view()["stall"] is not None
     s.observe(_seen(ref, {"e5": ("B", 1.0)}), _at(40.0))
     assert s.view()["stall"] is None
+    s, ref, path, events = _lone_doubt(tmp_path / "gone")
+    s.observe(_seen(ref, {"e5": ("B", 0.3), "a4": ("G", 0.3)}), _at(40.0))
+    assert s.view()["stall"]["names"] == ["e5"]           # another doubt: still e5's notice
+    s.observe(_seen(ref, {"a4": ("G", 0.3)}), _at(42.0))  # e5's chip taken off again
+    assert s.view()["stall"] is None and not ref.moves
