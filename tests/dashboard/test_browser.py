@@ -421,10 +421,12 @@ def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live
     """Blue's chip on e5 read only in doubt for 20 s: the page (in German, ?lang=de) shows
     the referee's notice above the board, in its language, marks e5 on the board, and
     its button does what t does (the action take_board): the board takes e5, the turn
-    stays, the notice goes. The far view shows the notice without the button."""
+    stays, the notice goes. The page's voice says it; the far view shows it without the
+    button."""
     from engine.observation import Observation, SpaceState
     page.goto(live.url + "?lang=de")
     expect(page.locator("#board")).to_have_attribute("data-move", "0")
+    page.check("#voice-on")
     ref = live.ref
     e5 = ref.layout.parse_space("e5")
     base = ref.expected()
@@ -444,6 +446,10 @@ def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live
         "was es verdeckt, oder t drücken (Brett übernehmen, wie es ist) und prüfen, wer am Zug "
         "ist")
     assert stall.get_attribute("data-spaces") == "e5"
+    assert page.evaluate("window.seqboardSaid") == [           # and the page's voice says it
+        "wartet seit 20 s auf e5: die Kamera liest e5 nicht sicher. Die Lampe verschieben oder "
+        "was es verdeckt, oder t drücken Brett übernehmen, wie es ist und prüfen, wer am Zug "
+        "ist"]
     assert page.eval_on_selector_all("#board rect.wait", "rs => rs.map(r => r.dataset.space)") \
         == [str(e5)]
     far = page.context.new_page()                        # the far view shows it, no button
