@@ -820,6 +820,14 @@ def test_t_takes_the_chips_the_waiting_notice_names_and_ends_it(tmp_path):
     edit = [e for e in _lines(path) if e["type"] == "edit"]
     assert [e["changed"] for e in edit] == [["e5"]]
     _replays(path, ref)
+    # the notice of a move the camera cannot see, and chips waiting on it: t takes them all
+    s, ref, path, events, chips = _beside_glare(tmp_path / "hidden", green_doubt="B")
+    assert s.view()["stall"]["names"] == ["i4", "i5", "j5", "j6"]
+    assert s.take_board() and s.view()["stall"] is None
+    assert sorted(_names(ref, [i for i, c in enumerate(ref.board.cells) if c > 0])) == \
+        ["b5", "e5", "e6", "g8", "h6", "h8", "i4", "i5"]
+    assert s.observe(_seen(ref, chips), _at(44.0)).kind == "no_change" and not s.waiting
+    _replays(path, ref)
 
 
 def test_the_notice_ends_when_a_move_is_judged_or_its_spaces_read_as_the_game(tmp_path):
