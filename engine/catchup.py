@@ -98,17 +98,19 @@ def differences(referee: Referee, obs: Observation) -> list[tuple[str, int, Spac
 
 
 def explain(referee: Referee, obs: Observation, max_moves: int | None = None,
-            colour_blind: bool = False) -> list[Series]:
+            colour_blind: bool = False, least: int = 2) -> list[Series]:
     """Every legal series of two or more moves, in turn order, that makes the game's board
     into the known spaces of ``obs``; empty when none does (or when more than ``max_moves``
     changes would be needed; default: one per seat, at most :data:`MAX_SERIES`).
 
     ``colour_blind``: the sensor tells only where chips are (an occupancy matrix), so a new
-    chip counts as the colour of whichever team places it in the series.
+    chip counts as the colour of whichever team places it in the series. ``least``: the
+    fewest changes a series explains (1: a single move too, for the chips the players
+    ask the referee to take as they read, :meth:`seqboard.session.Session.take_board`).
     """
     limit = min(max_moves or referee.n_players, MAX_SERIES)
     changes = differences(referee, obs)
-    if not 2 <= len(changes) <= limit or referee.over or _chip_on_free(referee, obs):
+    if not least <= len(changes) <= limit or referee.over or _chip_on_free(referee, obs):
         return []
     if any(st is SpaceState.WHITE for _, _, st in changes):
         return []          # a flipped chip is not a move of any team

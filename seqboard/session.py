@@ -750,6 +750,8 @@ class Session:
             return False            # remote play: the other board would not follow
         if self.waiting and self._read is not None:
             obs = obs.replace({i: self._read.states[i] for i in self.waiting})
+            if self._take_as_moves(obs):
+                return True
         self.hidden_move = frozenset()
         board = r.board
         changed = []
@@ -786,6 +788,24 @@ class Session:
             if self.game is not None and not self.game.over:
                 self.game.winner, self.game.over = won, True
             self.finish()
+        return True
+
+    def _take_as_moves(self, obs: Observation) -> bool:
+        """The chips the referee waited on, taken as they read, judged as moves when they
+        are one legal series in turn order (a single move too): the blue chip read only in
+        doubt on e5 while blue is to move is blue's move, and green moves next. Taken as a
+        position edit instead (the turn unchanged), the next team's chip would be warned as
+        out of turn. False when no series, or more than one, explains them: then the board
+        is taken as an edit."""
+        r = self.referee
+        series = catchup.explain(r, obs, least=1)
+        if len(series) != 1:
+            return False
+        at = {"t": self._last_t} if self._last_t is not None else {}
+        self.hidden_move = frozenset()
+        self.pending_catchup = None
+        self.waiting, self.stall = (), None
+        self._accept(series[0], at)
         return True
 
     def report_space_problems(self, problems: dict[int, str]) -> None:

@@ -809,16 +809,32 @@ def test_moves_not_seen_and_caught_up_are_in_the_record_with_what_was_said(tmp_p
 def test_t_takes_the_chips_the_waiting_notice_names_and_ends_it(tmp_path):
     """The notice says "press t (Take the board as it stands)": t then takes the spaces it
     waits on as they read (before, they were unknown in the screened board, and t found
-    nothing to take). The page's view holds the notice while it is in force."""
+    nothing to take). Blue's chip on e5, read only in doubt while blue is to move, is one
+    legal move: t judges it as blue's move (recorded as a move, not an edit), so green's
+    next chip is green's move, not a warning of a move out of turn. The page's view holds
+    the notice while it is in force."""
     s, ref, path, events = _lone_doubt(tmp_path)
     e5 = ref.layout.parse_space("e5")
     assert s.view()["stall"] == {"text": [e.text for e in events if e.kind == "waiting"][0],
                                  "spaces": [e5], "names": ["e5"]}
     assert s.take_board()
-    assert ref.board.cells[e5] == 1 and ref.current == 0 and not ref.moves
+    assert ref.board.cells[e5] == 1 and ref.current == 1 and len(ref.moves) == 1
     assert s.view()["stall"] is None and s.view()["waiting"] == []
-    edit = [e for e in _lines(path) if e["type"] == "edit"]
-    assert [e["changed"] for e in edit] == [["e5"]]
+    lines = _lines(path)
+    assert not [e for e in lines if e["type"] == "edit"]
+    assert [e["space"] for e in lines if e["type"] == "move"] == ["e5"]
+    v = s.observe(_seen(ref, {"e5": ("B", 0.3), "a4": ("G", 1.0)}), _at(42.0))
+    assert v.kind == "placement" and _names(ref, v.spaces) == ["a4"] and s.warning is None
+    _replays(path, ref)
+    # a chip read in doubt of the team NOT to move is no move: t takes it as an edit and
+    # the turn stays
+    s, ref, path, events = _session(tmp_path / "out_of_turn")
+    for t in range(2, 40, 2):
+        s.observe(_seen(ref, {"e5": ("G", 0.3)}), _at(float(t)))
+    assert s.view()["stall"]["names"] == ["e5"]
+    assert s.take_board()
+    assert ref.board.cells[e5] == 2 and ref.current == 0 and not ref.moves
+    assert [e["changed"] for e in _lines(path) if e["type"] == "edit"] == [["e5"]]
     _replays(path, ref)
     # the notice of a move the camera cannot see, and chips waiting on it: t takes them all
     s, ref, path, events, chips = _beside_glare(tmp_path / "hidden", green_doubt="B")

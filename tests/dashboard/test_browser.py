@@ -420,8 +420,8 @@ def test_the_setup_view_shows_the_steps_the_camera_and_the_qr_code(browser, tmp_
 def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live, page):
     """Blue's chip on e5 read only in doubt for 20 s: the page (in German, ?lang=de) shows
     the referee's notice above the board, in its language, marks e5 on the board, and
-    its button does what t does (the action take_board): the board takes e5, the turn
-    stays, the notice goes. The page's voice says it; the far view shows it without the
+    its button does what t does (the action take_board): e5 is taken as blue's move (one
+    legal move while blue is to move), the notice goes. The page's voice says it; the far view shows it without the
     button."""
     from engine.observation import Observation, SpaceState
     page.goto(live.url + "?lang=de")
@@ -465,7 +465,7 @@ def test_the_waiting_notice_shows_its_spaces_and_its_button_takes_the_board(live
     expect(button).to_be_enabled()
     button.click()
     expect(stall).to_be_hidden()
-    assert ref.board.cells[e5] == 1 and ref.current == 0 and not ref.moves
+    assert ref.board.cells[e5] == 1 and ref.current == 1 and len(ref.moves) == 1
     assert page.locator("#board rect.wait").count() == 0
+    expect(page.locator("#board")).to_have_attribute("data-move", "1")
     assert board_on_page(page) == board_of(live.session)
-    assert page.locator("#board").get_attribute("data-move") == "0"
