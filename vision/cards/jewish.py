@@ -370,8 +370,9 @@ def _cover(n: np.ndarray) -> np.ndarray | None:
 
 
 def card_picture(card: np.ndarray):
-    """(the picture's patches, unit vectors at each scale and shift; its ink box's aspect)
-    of a straightened card (``W`` x ``H``), or None when its middle holds no ink; "edge"
+    """(the picture's patches, unit vectors at each scale and shift; its ink box's aspect;
+    whether a cover lies on the card, clear of the picture) of a straightened card (``W`` x
+    ``H``), or None when its middle holds no ink; "edge"
     when something runs off the middle that is not told for a cover; a
     :class:`CoveredPicture` when a cover lies over or beside the picture."""
     mid = _middle(card)
@@ -405,7 +406,7 @@ def card_picture(card: np.ndarray):
             c = _crop(mid, box, ((size[0] / sx - 1) / 2, (size[1] / sy - 1) / 2), size)
             out += _windows(c, w, h, 2 * SHIFT + 1)
         patches[(w, h)] = _unit(np.stack(out))
-    return patches, float(aspect)
+    return patches, float(aspect), cover is not None
 
 
 def _open_sides(box, cover: np.ndarray) -> tuple:
@@ -716,7 +717,7 @@ def scores(card: np.ndarray, refs: JewishReferences, got=None) -> dict:
         return {}
     if isinstance(got, CoveredPicture):
         return covered_scores(got, refs)
-    patches, aspect = got
+    patches, aspect, _ = got
     codes, aspects, vecs = refs.views()
     if not len(codes):
         return {}
@@ -751,6 +752,10 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     out = JewishReading(None, score=s, margin=s - second, best=code)
     if covered:
         floor, margin = MIN_COVER_SCORE, MIN_COVER_MARGIN
+    elif code in WORDS and got[2]:
+        # a hand over the card, clear of what is read: a word card's low floor is not
+        # enough (a picture's part that shows beside a hand can take a word's wide box)
+        floor, margin = MIN_COVER_SCORE, MIN_MARGIN
     else:
         floor, margin = (MIN_WORD_SCORE if code in WORDS else MIN_SCORE), MIN_MARGIN
     sure = not covered and code not in WORDS and s >= SURE_SCORE and s - second >= SURE_MARGIN
