@@ -30,7 +30,6 @@ data and, on the same machine, the same model.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import replace
@@ -245,8 +244,7 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     import torch
     import torch.nn.functional as F
     torch.manual_seed(seed)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    x = space_inputs_from_data(data)
+    x = torch.from_numpy(space_inputs_from_data(data))
     y = torch.from_numpy(data["y"])
     # a few scenes kept aside to say how training goes (tuned looks: not the held-out figure)
     val = data["scene"] % 10 == 0
@@ -309,14 +307,18 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     return model
 
 
-def space_inputs_from_data(data: dict):
-    import torch
+def space_inputs_from_data(data: dict, chunk: int = 20_000) -> np.ndarray:
+    """The network's input (numpy, as :func:`vision.spacenet.space_inputs` gives the reader)
+    of every cached sample, the reference channels made ``chunk`` samples at a time
+    (space_inputs' blank crops are 12 KB a space: 800 scenes at once would take 8 GB more);
+    needs no PyTorch."""
     n = len(data["y"])
     x = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
     x[:, 0:3] = data["x"].astype(np.float32) / 127.5 - 1.0
-    r = space_inputs(np.zeros((n, 32 * 32, 3), np.float32), data["ref"].astype(np.float32))
-    x[:, 3:] = r[:, 3:]
-    return torch.from_numpy(x)
+    for i in range(0, n, chunk):
+        ref = data["ref"][i:i + chunk].astype(np.float32)
+        x[i:i + chunk, 3:] = space_inputs(np.zeros((len(ref), 32 * 32, 3), np.float32), ref)[:, 3:]
+    return x
 
 
 def augment(xb, gen: np.random.Generator, strong: bool = True):
@@ -500,7 +502,7 @@ def main(argv=None) -> int:
          "   # session nine: changes the renderer never draws, on the cached crops",
          "nice -n 10 python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 "
          "--light strong --out vision/models/spaces_veto.onnx   # the veto (session seven)"])
-    training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
+    training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
                     help="generic photometric changes and wider grid errors in the data "
@@ -530,7 +532,7 @@ def main(argv=None) -> int:
         print(f"error: --shift-aug {args.shift_aug:g}: a share of the spaces, 0 to 1",
               file=sys.stderr)
         return 2
-    if not training.need_torch():
+    if not training.need_torch(args.threads):
         return 2
     progress = training.progress
 
