@@ -201,7 +201,10 @@ def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progr
     return data
 
 
-def _net(kind: str = "shipped"):
+WIDTHS = (16, 32, 48)    # --widths: the shipped network's channels, layer by layer
+
+
+def _net(kind: str = "shipped", widths: tuple = WIDTHS):
     from torch import nn
     if kind == "veto":
         # the veto model (session seven): other channels in (vision.spacenet.veto_inputs),
@@ -216,11 +219,12 @@ def _net(kind: str = "shipped"):
     def block(a, b, stride=1):
         return [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b),
                 nn.ReLU()]
-    # 16 x 16 in, 8 x 8 after the first (strided) layer, 4 x 4 after the pool: ~20,000
-    # parameters, about 0.5 million multiply-adds a space
-    return nn.Sequential(*block(CHANNELS, 16, 2), *block(16, 32), nn.MaxPool2d(2),
-                         *block(32, 48), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Linear(48, len(CLASSES)))
+    # 16 x 16 in, 8 x 8 after the first (strided) layer, 4 x 4 after the pool; with the
+    # shipped widths (16, 32, 48) ~20,000 parameters, about 0.5 million multiply-adds a space
+    a, b, c = widths
+    return nn.Sequential(*block(CHANNELS, a, 2), *block(a, b), nn.MaxPool2d(2),
+                         *block(b, c), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(c, len(CLASSES)))
 
 
 def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
@@ -235,12 +239,13 @@ def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
 
 def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
           calibrate_t: bool = True, hard: float = 0.0, beside: float = 1.0,
-          kind: str = "shipped", shift_aug: float = 0.0):
+          kind: str = "shipped", shift_aug: float = 0.0, widths: tuple = WIDTHS):
     """``hard``: each space's loss weighed by 1 + hard * (1 - the probability the model
     being trained gives its true state), so the spaces it still reads wrong or unsure count
     more (0: all alike); ``beside``: the weight of a space beside a covered one (a sleeve's
     tint and shadow over a chip); ``shift_aug``: the share of spaces changed by
-    :func:`shift_augment` (0: none)."""
+    :func:`shift_augment` (0: none); ``widths``: the shipped network's channels, layer by
+    layer (not the veto's)."""
     import torch
     import torch.nn.functional as F
     torch.manual_seed(seed)
@@ -254,7 +259,7 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     keep = ~empty | (np.random.default_rng([seed, 2]).random(len(tr_idx)) < 0.3)
     tr_idx = tr_idx[keep]
     va_idx = va_idx[np.random.default_rng([seed, 3]).random(len(va_idx)) < 0.5]
-    model = _net(kind)
+    model = _net(kind, widths)
     prep = _prep(kind)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * (len(tr_idx) // BATCH + 1)
@@ -526,11 +531,23 @@ def main(argv=None) -> int:
                          "never draws (chips' hues turned, saturation, gamma, uneven light, "
                          "defocus, JPEG blocks, colour noise: shift_augment), on the cached "
                          f"crops, no new rendering (default {SHIFT_AUG}: none)")
+    ap.add_argument("--widths", default=",".join(map(str, WIDTHS)), metavar="A,B,C",
+                    help="the channels of the network's three layers (default "
+                         f"{','.join(map(str, WIDTHS))}: the shipped model; wider reads "
+                         "slower)")
     ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
     args = ap.parse_args(argv)
     if not 0.0 <= args.shift_aug <= 1.0:
         print(f"error: --shift-aug {args.shift_aug:g}: a share of the spaces, 0 to 1",
               file=sys.stderr)
+        return 2
+    try:
+        widths = tuple(int(v) for v in args.widths.split(","))
+        if len(widths) != 3 or min(widths) < 1:
+            raise ValueError
+    except ValueError:
+        print(f"error: --widths {args.widths}: three whole numbers of channels, "
+              "comma-separated (e.g. 16,32,48)", file=sys.stderr)
         return 2
     if not training.need_torch(args.threads):
         return 2
@@ -544,7 +561,7 @@ def main(argv=None) -> int:
         return 0
     model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
                   calibrate_t=bool(args.augment), hard=args.hard, beside=args.beside,
-                  kind=args.net, shift_aug=args.shift_aug)
+                  kind=args.net, shift_aug=args.shift_aug, widths=widths)
     export(model, args.out, args.net)
     training.saved(model, args.out)
     return 0

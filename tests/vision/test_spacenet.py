@@ -136,6 +136,11 @@ def test_train_command_help_has_an_example():
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "--shift-aug 1.5" in lines[0], p.stderr
+    p = subprocess.run([sys.executable, "-m", "vision.train_spaces", "--widths", "16,40"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 2                       # three layers, three widths
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--widths 16,40" in lines[0], p.stderr
 
 
 def test_training_shift_augmentation_keeps_the_reader_input_form():
