@@ -10,6 +10,9 @@
     python -m vision.train_spaces --seed 1 --shift-aug 0.5 --out /tmp/s9.onnx
                                                            # + changes the renderer never draws
                                                            # (session nine)
+    python -m vision.train_spaces --seed 1 --scenes 800 --shift-aug 0.5 --widths 16,40,64 \
+        --out /tmp/w800.onnx                               # 800 scenes, wider (session
+                                                           # eleven: tried, not shipped)
     python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 --light strong \
         --out vision/models/spaces_veto.onnx               # the veto model (session seven)
 
