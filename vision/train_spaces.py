@@ -10,6 +10,9 @@
     python -m vision.train_spaces --seed 1 --shift-aug 0.5 --out /tmp/s9.onnx
                                                            # + changes the renderer never draws
                                                            # (session nine)
+    python -m vision.train_spaces --seed 1 --scenes 800 --shift-aug 0.5 --widths 16,40,64 \
+        --out /tmp/w800.onnx                               # 800 scenes, wider (session
+                                                           # eleven: tried, not shipped)
     python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 --light strong \
         --out vision/models/spaces_veto.onnx               # the veto model (session seven)
 
@@ -30,7 +33,6 @@ data and, on the same machine, the same model.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import replace
@@ -202,7 +204,10 @@ def make_data(seed: int, scenes: int, frames: int, jobs: int, cache: Path, progr
     return data
 
 
-def _net(kind: str = "shipped"):
+WIDTHS = (16, 32, 48)    # --widths: the shipped network's channels, layer by layer
+
+
+def _net(kind: str = "shipped", widths: tuple = WIDTHS):
     from torch import nn
     if kind == "veto":
         # the veto model (session seven): other channels in (vision.spacenet.veto_inputs),
@@ -217,11 +222,12 @@ def _net(kind: str = "shipped"):
     def block(a, b, stride=1):
         return [nn.Conv2d(a, b, 3, padding=1, stride=stride, bias=False), nn.BatchNorm2d(b),
                 nn.ReLU()]
-    # 16 x 16 in, 8 x 8 after the first (strided) layer, 4 x 4 after the pool: ~20,000
-    # parameters, about 0.5 million multiply-adds a space
-    return nn.Sequential(*block(CHANNELS, 16, 2), *block(16, 32), nn.MaxPool2d(2),
-                         *block(32, 48), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Linear(48, len(CLASSES)))
+    # 16 x 16 in, 8 x 8 after the first (strided) layer, 4 x 4 after the pool; with the
+    # shipped widths (16, 32, 48) ~20,000 parameters, about 0.5 million multiply-adds a space
+    a, b, c = widths
+    return nn.Sequential(*block(CHANNELS, a, 2), *block(a, b), nn.MaxPool2d(2),
+                         *block(b, c), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(c, len(CLASSES)))
 
 
 def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
@@ -236,17 +242,17 @@ def beside_covers(y: np.ndarray, n: int = 100, cols: int = 10) -> np.ndarray:
 
 def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
           calibrate_t: bool = True, hard: float = 0.0, beside: float = 1.0,
-          kind: str = "shipped", shift_aug: float = 0.0):
+          kind: str = "shipped", shift_aug: float = 0.0, widths: tuple = WIDTHS):
     """``hard``: each space's loss weighed by 1 + hard * (1 - the probability the model
     being trained gives its true state), so the spaces it still reads wrong or unsure count
     more (0: all alike); ``beside``: the weight of a space beside a covered one (a sleeve's
     tint and shadow over a chip); ``shift_aug``: the share of spaces changed by
-    :func:`shift_augment` (0: none)."""
+    :func:`shift_augment` (0: none); ``widths``: the shipped network's channels, layer by
+    layer (not the veto's)."""
     import torch
     import torch.nn.functional as F
     torch.manual_seed(seed)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    x = space_inputs_from_data(data)
+    x = torch.from_numpy(space_inputs_from_data(data))
     y = torch.from_numpy(data["y"])
     # a few scenes kept aside to say how training goes (tuned looks: not the held-out figure)
     val = data["scene"] % 10 == 0
@@ -256,7 +262,7 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     keep = ~empty | (np.random.default_rng([seed, 2]).random(len(tr_idx)) < 0.3)
     tr_idx = tr_idx[keep]
     va_idx = va_idx[np.random.default_rng([seed, 3]).random(len(va_idx)) < 0.5]
-    model = _net(kind)
+    model = _net(kind, widths)
     prep = _prep(kind)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * (len(tr_idx) // BATCH + 1)
@@ -309,14 +315,18 @@ def train(data: dict, seed: int, epochs: int, progress, strong: bool = True,
     return model
 
 
-def space_inputs_from_data(data: dict):
-    import torch
+def space_inputs_from_data(data: dict, chunk: int = 20_000) -> np.ndarray:
+    """The network's input (numpy, as :func:`vision.spacenet.space_inputs` gives the reader)
+    of every cached sample, the reference channels made ``chunk`` samples at a time
+    (space_inputs' blank crops are 12 KB a space: 800 scenes at once would take 8 GB more);
+    needs no PyTorch."""
     n = len(data["y"])
     x = np.zeros((n, CHANNELS, SIDE, SIDE), np.float32)
     x[:, 0:3] = data["x"].astype(np.float32) / 127.5 - 1.0
-    r = space_inputs(np.zeros((n, 32 * 32, 3), np.float32), data["ref"].astype(np.float32))
-    x[:, 3:] = r[:, 3:]
-    return torch.from_numpy(x)
+    for i in range(0, n, chunk):
+        ref = data["ref"][i:i + chunk].astype(np.float32)
+        x[i:i + chunk, 3:] = space_inputs(np.zeros((len(ref), 32 * 32, 3), np.float32), ref)[:, 3:]
+    return x
 
 
 def augment(xb, gen: np.random.Generator, strong: bool = True):
@@ -500,7 +510,7 @@ def main(argv=None) -> int:
          "   # session nine: changes the renderer never draws, on the cached crops",
          "nice -n 10 python -m vision.train_spaces --net veto --seed 7 --scenes 300 --epochs 4 "
          "--light strong --out vision/models/spaces_veto.onnx   # the veto (session seven)"])
-    training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH, threads=False)
+    training.add_common(ap, 440, 3, Path("build/spaces-data"), MODEL_PATH)
     ap.add_argument("--frames", type=int, default=7, help="frames with chips per scene (default 7)")
     ap.add_argument("--augment", type=int, default=1, choices=(0, 1),
                     help="generic photometric changes and wider grid errors in the data "
@@ -524,13 +534,25 @@ def main(argv=None) -> int:
                          "never draws (chips' hues turned, saturation, gamma, uneven light, "
                          "defocus, JPEG blocks, colour noise: shift_augment), on the cached "
                          f"crops, no new rendering (default {SHIFT_AUG}: none)")
+    ap.add_argument("--widths", default=",".join(map(str, WIDTHS)), metavar="A,B,C",
+                    help="the channels of the network's three layers (default "
+                         f"{','.join(map(str, WIDTHS))}: the shipped model; wider reads "
+                         "slower)")
     ap.add_argument("--data-only", action="store_true", help="render and cache the data, no training")
     args = ap.parse_args(argv)
     if not 0.0 <= args.shift_aug <= 1.0:
         print(f"error: --shift-aug {args.shift_aug:g}: a share of the spaces, 0 to 1",
               file=sys.stderr)
         return 2
-    if not training.need_torch():
+    try:
+        widths = tuple(int(v) for v in args.widths.split(","))
+        if len(widths) != 3 or min(widths) < 1:
+            raise ValueError
+    except ValueError:
+        print(f"error: --widths {args.widths}: three whole numbers of channels, "
+              "comma-separated (e.g. 16,32,48)", file=sys.stderr)
+        return 2
+    if not training.need_torch(args.threads):
         return 2
     progress = training.progress
 
@@ -542,7 +564,7 @@ def main(argv=None) -> int:
         return 0
     model = train(data, args.seed, args.epochs, progress, strong=bool(args.augment),
                   calibrate_t=bool(args.augment), hard=args.hard, beside=args.beside,
-                  kind=args.net, shift_aug=args.shift_aug)
+                  kind=args.net, shift_aug=args.shift_aug, widths=widths)
     export(model, args.out, args.net)
     training.saved(model, args.out)
     return 0

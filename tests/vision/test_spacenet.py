@@ -136,6 +136,11 @@ def test_train_command_help_has_an_example():
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "--shift-aug 1.5" in lines[0], p.stderr
+    p = subprocess.run([sys.executable, "-m", "vision.train_spaces", "--widths", "16,40"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 2                       # three layers, three widths
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--widths 16,40" in lines[0], p.stderr
 
 
 def test_training_shift_augmentation_keeps_the_reader_input_form():
@@ -162,6 +167,25 @@ def test_training_shift_augmentation_keeps_the_reader_input_form():
     assert (ref[:, :, ::2, ::2] == ref[:, :, 1::2, 1::2]).all()
     assert (ref[:, :, ::2, ::2] == ref[:, :, 1::2, ::2]).all()
     assert (shift_augment(before.copy(), np.random.default_rng(5), 0.0) == before).all()
+
+
+def test_training_input_from_the_cache_is_the_readers_input():
+    # training rebuilds the network's input from the cached 8-bit crops and reference
+    # patches, a part at a time (800 scenes at once did not fit in memory): every part,
+    # the last one short, must give what the reader gives the model for the same space
+    from vision.spacenet import space_inputs
+    from vision.train_spaces import space_inputs_from_data
+    rng = np.random.default_rng(9)
+    n = 23
+    crops = rng.integers(0, 256, (n, 16, 16, 3)).astype(np.uint8)
+    refs = rng.integers(0, 256, (n, 8 * 8 * 3)).astype(np.uint8)
+    norm = crops.astype(np.float32).repeat(2, 1).repeat(2, 2).reshape(n, 32 * 32, 3)
+    want = space_inputs(norm, refs.astype(np.float32))
+    data = {"x": crops.transpose(0, 3, 1, 2), "ref": refs, "y": np.zeros(n, np.int64)}
+    got = space_inputs_from_data(data, chunk=5)
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() < 1e-5
+    assert (got[:, 6] == 1).all()
 
 
 
