@@ -373,11 +373,6 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
     # every photo of the scene was refused ("no board found"); the board brighter than the
     # table round it (vision.locate.other_candidates), its edge and size settled on the bare
     # pairs (vision.pairs.settle_bare with sizes), is read (session 7)
-    import json
-
-    import cv2
-
-    from seqboard.cli import main
     from tools.uncal_dev import mixed_light
     lk = parse_look("art=ornate,board=glossy,chips=opaque,table=wood,hand=bare,light=daylight,"
                     "camera=overhead,seed=221461579")
@@ -387,6 +382,19 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
                    noise=5.28071, blur=0.56476, jpeg=50, light_seed=464029417)
     r = render(LAYOUT, Observation.parse(LAMP_GRADIENT), c, seed=279465132, look=lk)
     image = mixed_light(darken_table(r.image, r.corners, 0.297497), 4562.13, 5339.41, 3.61118)
+    # read on the board's grid the right way round: a grid a space off or turned would
+    # put most chips on the wrong spaces
+    _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong=2, most_unknown=10)
+
+
+def _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong: int, most_unknown: int):
+    """`seqboard read PHOTO --json` on ``image`` (the render ``r`` dressed) succeeds, at
+    most ``most_wrong`` spaces read wrong and ``most_unknown`` unknown."""
+    import json
+
+    import cv2
+
+    from seqboard.cli import main
     photo = tmp_path / "board.png"
     cv2.imwrite(str(photo), image)
     capsys.readouterr()
@@ -396,9 +404,7 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
     wrong = [i for i, (a, t) in enumerate(zip(states, r.truth.states))
              if a != t and a is not SpaceState.UNKNOWN]
     unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
-    # read on the board's grid the right way round: a grid a space off or turned would
-    # put most chips on the wrong spaces
-    assert len(wrong) <= 2 and len(unknown) <= 10, (wrong, unknown)
+    assert len(wrong) <= most_wrong and len(unknown) <= most_unknown, (wrong, unknown)
 
 
 DARK_TURN = """\
@@ -652,11 +658,6 @@ def test_seqboard_read_a_photo_whose_grid_is_found_a_fifth_of_a_space_off_reads_
     # followed raised a KeyError: `seqboard read` died with a traceback. Moved onto its
     # chips' places (at most half a space, confirmed by the pairs again) it centres 31 of
     # 32: the photo is read on the board's grid
-    import json
-
-    import cv2
-
-    from seqboard.cli import main
     from tools.uncal_dev import mixed_light
     lk = parse_look("art=shipped,board=mat,chips=opaque,table=cloth,hand=sleeve,light=daylight,"
                     "camera=angled,seed=242990014")
@@ -669,17 +670,8 @@ def test_seqboard_read_a_photo_whose_grid_is_found_a_fifth_of_a_space_off_reads_
     r = render(LAYOUT, Observation.parse(GLARE_DIM), c, seed=849541610, look=lk)
     image = mixed_light(darken_table(r.image, r.corners, 0.215385984607696),
                         5143.966869397613, 5208.378919301061, 8.472712136406091e-05)
-    photo = tmp_path / "board.png"
-    cv2.imwrite(str(photo), image)
-    capsys.readouterr()
-    assert main(["read", str(photo), "--json"]) == 0
-    d = json.loads(capsys.readouterr().out)
-    states = Observation.parse("\n".join(d["board"])).states
-    wrong = [i for i, (a, t) in enumerate(zip(states, r.truth.states))
-             if a != t and a is not SpaceState.UNKNOWN]
-    unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
     # on the board's grid: a grid a space off or turned would put most chips wrong
-    assert len(wrong) <= 2 and len(unknown) <= 10, (wrong, unknown)
+    _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong=2, most_unknown=10)
 
 
 DARK_CROWDED = """\
