@@ -189,7 +189,8 @@ def patterned_table(img: np.ndarray, outer: np.ndarray, seed: int) -> np.ndarray
     elif kind == 1:
         t = (np.floor(u) % 2).astype(np.float32)
     else:
-        t = (((u % 1) - 0.5) ** 2 + ((v % 1) - 0.5) ** 2 < float(rng.uniform(0.04, 0.16))).astype(np.float32)
+        r2 = ((u % 1) - 0.5) ** 2 + ((v % 1) - 0.5) ** 2
+        t = (r2 < float(rng.uniform(0.04, 0.16))).astype(np.float32)
     t = t.astype(np.float32)[..., None]
     grey = cv2.GaussianBlur(img.astype(np.float32).mean(axis=2), (0, 0), 25)
     light = (grey / max(float(np.percentile(grey, 95)), 1.0))[..., None]

@@ -216,10 +216,10 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
 def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (TURN_PRINT, best_turn, centred_chips, check_grid, chips_centred, corners_on_chips,
-                        crowded_confirms, lattice_confirms, pairs_tell_turn, print_sure,
-                        refine_grid, search_corners, settle_bare, settle_grid, settle_on_chips,
-                        twin_mean)
+    from .pairs import (TURN_PRINT, best_turn, centred_chips, check_grid, chips_centred,
+                        corners_on_chips, crowded_confirms, lattice_confirms, pairs_tell_turn,
+                        print_sure, refine_grid, search_corners, settle_bare, settle_grid,
+                        settle_on_chips, twin_mean)
     problem: BoardNotFound | None = None
     settled: dict[int, np.ndarray] = {}
 
@@ -252,7 +252,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
 
     def print_tells(near: np.ndarray) -> bool:
         # a grid settled on the few bare pairs can take a wrong turn (session 11: a dark
-        # board with 52 chips, 13 pairs bare under the turned grid, passed at rank 0.79):
+        # board with 58 chips, 13 pairs bare under the turned grid, passed at rank 0.79):
         # the print round the chips must say so too (TURN_PRINT pairs surely alike)
         return print_sure(frame, near, layout) >= TURN_PRINT
 
@@ -386,7 +386,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 # a quarter of the chips it sees is not the board's (session 10: a candidate
                 # reaching onto the table, settled and checked, 9.8 spaces off), unless a
                 # fifth of a space off: a chip is centred within a tenth, so a right grid
-                # a little off centres none. Moved onto the chips' places (at most 0.3 of
+                # a little off centres none. Moved onto the chips' places (at most half
                 # a space, the pairs confirming it again: settle_on_chips) it must centre
                 # them (session 11: a grid confirmed 0.19 of a space off, 0 of 28 centred)
                 near = settle_on_chips(frame, grid, layout)
