@@ -27,6 +27,9 @@ without a hand. Sets:
 - ``glare``: one or two glare spots and a strong light gradient;
 - ``busy``: the table round the board cluttered with lines, blocks and discs of random
   colours (a busy table, drawn generically over a tuned one);
+- ``pattern``: the table replaced by checks, stripes or dots in two random colours
+  (drawn generically over a tuned one, shaded by the scene's light), half the time a
+  lamp's steep gradient and less light, a third of the time tilted 20 to 35 degrees;
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
   the table darkened or made busy a quarter of the time each.
 
@@ -101,6 +104,14 @@ def scene(kind: str, rng: np.random.Generator):
                            float(rng.uniform(0, 2 * np.pi)))
     if kind == "glare" or (wild and rng.random() < 0.5):
         cond = replace(cond, glare=int(rng.integers(1, 3)), uneven=float(rng.uniform(0.3, 0.7)))
+    if kind == "pattern":
+        extras["pattern"] = int(rng.integers(1 << 30))
+        if rng.random() < 0.5:
+            cond = replace(cond, uneven=float(rng.uniform(0.3, 0.7)),
+                           brightness=cond.brightness * float(rng.uniform(0.5, 1.0)))
+        if rng.random() < 0.33:
+            cond = replace(cond, tilt_deg=float(rng.uniform(20, 35)),
+                           distortion=float(rng.uniform(-0.1, 0.06)))
     u = rng.random()
     if kind == "busy" or (wild and u < 0.25):
         extras["busy"] = int(rng.integers(1 << 30))
@@ -141,11 +152,50 @@ def busy_table(img: np.ndarray, outer: np.ndarray, seed: int) -> np.ndarray:
             cv2.rectangle(layer, (x, y), (x + a, y + b), col, -1 if rng.random() < 0.6 else 3)
         else:
             cv2.circle(layer, (x, y), int(rng.integers(5, 60)), col, -1 if rng.random() < 0.6 else 3)
-    mask = np.zeros((h, w), np.uint8)
+    return _over_table(img, outer, layer)
+
+
+def _board_mask(shape, outer: np.ndarray) -> np.ndarray:
+    """1 inside the board's outer corners, 0 on the table (edges softened a little)."""
+    import cv2
+    mask = np.zeros(shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, np.int32(np.round(outer)), 255)
-    mask = cv2.GaussianBlur(mask, (5, 5), 0).astype(np.float32)[..., None] / 255.0
+    return cv2.GaussianBlur(mask, (5, 5), 0).astype(np.float32)[..., None] / 255.0
+
+
+def _over_table(img: np.ndarray, outer: np.ndarray, layer: np.ndarray) -> np.ndarray:
+    """``layer`` in place of the table, the board as rendered."""
+    mask = _board_mask(img.shape, outer)
     out = img.astype(np.float32) * mask + layer.astype(np.float32) * (1 - mask)
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def patterned_table(img: np.ndarray, outer: np.ndarray, seed: int) -> np.ndarray:
+    """The table outside the board's outer corners replaced by checks, stripes or dots in
+    two random colours at any angle and size, shaded by the scene's own light (the
+    table as rendered, blurred, sets each pixel's brightness)."""
+    import cv2
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    c0, c1 = (rng.integers(0, 256, 3).astype(np.float32) for _ in range(2))
+    period = float(rng.uniform(12, 80))
+    ang = float(rng.uniform(0, np.pi))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = (xx * np.cos(ang) + yy * np.sin(ang)) / period
+    v = (-xx * np.sin(ang) + yy * np.cos(ang)) / period
+    kind = int(rng.integers(3))
+    if kind == 0:
+        t = (np.floor(u) + np.floor(v)) % 2
+    elif kind == 1:
+        t = (np.floor(u) % 2).astype(np.float32)
+    else:
+        r2 = ((u % 1) - 0.5) ** 2 + ((v % 1) - 0.5) ** 2
+        t = (r2 < float(rng.uniform(0.04, 0.16))).astype(np.float32)
+    t = t.astype(np.float32)[..., None]
+    grey = cv2.GaussianBlur(img.astype(np.float32).mean(axis=2), (0, 0), 25)
+    light = (grey / max(float(np.percentile(grey, 95)), 1.0))[..., None]
+    layer = (c0 * (1 - t) + c1 * t) * np.clip(light, 0.15, 1.2)
+    return _over_table(img, outer, layer)
 
 
 def _err(quad, g, space) -> float:
@@ -204,6 +254,8 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         img = mixed_light(img, *extras["mixed"])
     if "busy" in extras:
         img = busy_table(img, r.corners, extras["busy"] + k)
+    if "pattern" in extras:
+        img = patterned_table(img, r.corners, extras["pattern"])
     return board, c, r, img
 
 
@@ -264,10 +316,7 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
 
 def darken_table(img: np.ndarray, outer: np.ndarray, factor: float) -> np.ndarray:
     """The table (everything outside the board's outer corners) made ``factor`` as bright."""
-    import cv2
-    mask = np.zeros(img.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.int32(np.round(outer)), 255)
-    mask = cv2.GaussianBlur(mask, (5, 5), 0).astype(np.float32)[..., None] / 255.0
+    mask = _board_mask(img.shape, outer)
     out = img.astype(np.float32) * (mask + (1 - mask) * factor)
     return np.clip(out, 0, 255).astype(np.uint8)
 
@@ -279,7 +328,8 @@ def main(argv=None) -> int:
                "         python -m tools.uncal_dev --set wild --scenes 50 --seed 71 --why",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
-                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy or wild"
+                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern"
+                         " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--seed", type=int, default=11, help="any but the benchmark's (1)")

@@ -373,11 +373,6 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
     # every photo of the scene was refused ("no board found"); the board brighter than the
     # table round it (vision.locate.other_candidates), its edge and size settled on the bare
     # pairs (vision.pairs.settle_bare with sizes), is read (session 7)
-    import json
-
-    import cv2
-
-    from seqboard.cli import main
     from tools.uncal_dev import mixed_light
     lk = parse_look("art=ornate,board=glossy,chips=opaque,table=wood,hand=bare,light=daylight,"
                     "camera=overhead,seed=221461579")
@@ -387,6 +382,19 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
                    noise=5.28071, blur=0.56476, jpeg=50, light_seed=464029417)
     r = render(LAYOUT, Observation.parse(LAMP_GRADIENT), c, seed=279465132, look=lk)
     image = mixed_light(darken_table(r.image, r.corners, 0.297497), 4562.13, 5339.41, 3.61118)
+    # read on the board's grid the right way round: a grid a space off or turned would
+    # put most chips on the wrong spaces
+    _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong=2, most_unknown=10)
+
+
+def _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong: int, most_unknown: int):
+    """`seqboard read PHOTO --json` on ``image`` (the render ``r`` dressed) succeeds, at
+    most ``most_wrong`` spaces read wrong and ``most_unknown`` unknown."""
+    import json
+
+    import cv2
+
+    from seqboard.cli import main
     photo = tmp_path / "board.png"
     cv2.imwrite(str(photo), image)
     capsys.readouterr()
@@ -396,9 +404,7 @@ def test_seqboard_read_a_photo_of_a_board_on_a_dark_table_under_a_lamps_gradient
     wrong = [i for i, (a, t) in enumerate(zip(states, r.truth.states))
              if a != t and a is not SpaceState.UNKNOWN]
     unknown = [i for i, a in enumerate(states) if a is SpaceState.UNKNOWN]
-    # read on the board's grid the right way round: a grid a space off or turned would
-    # put most chips on the wrong spaces
-    assert len(wrong) <= 2 and len(unknown) <= 10, (wrong, unknown)
+    assert len(wrong) <= most_wrong and len(unknown) <= most_unknown, (wrong, unknown)
 
 
 DARK_TURN = """\
@@ -627,3 +633,74 @@ def test_translucent_chips_of_one_colour_on_both_twins_are_read_and_bare_twins_s
                                 twins)
     bare = [i for i in np.flatnonzero(alike) if r.truth.states[i] is SpaceState.EMPTY]
     assert len(bare) >= 6 and all(states[i] is SpaceState.EMPTY for i in bare), bare
+
+
+GLARE_DIM = """\
+. . . . . B . . B .
+W G . W . R . . . G
+. . G . . B . . . R
+. . . G . R . . . .
+. . . B . . . . W .
+G . R . G R . . W B
+. G R R . G . B G .
+. G . . . . R R . W
+R . B . G . R . B .
+. . G . . B . . . ."""
+
+
+def test_seqboard_read_a_photo_whose_grid_is_found_a_fifth_of_a_space_off_reads_it(
+        tmp_path, capsys):
+    # the wild development set (seed 121, scene 10, frame 0; session 11): a darkened table,
+    # light at half strength with a gradient and two glare spots, tilted 30 degrees. No
+    # outline; the board's bright region was confirmed by the pairs 0.19 of a space off,
+    # where none of the 28 chips it sees lies within a tenth of a space of its middle, so
+    # the guard against grids off their chips refused it, and the corner search that
+    # followed raised a KeyError: `seqboard read` died with a traceback. Moved onto its
+    # chips' places (at most half a space, confirmed by the pairs again) it centres 31 of
+    # 32: the photo is read on the board's grid
+    from tools.uncal_dev import mixed_light
+    lk = parse_look("art=shipped,board=mat,chips=opaque,table=cloth,hand=sleeve,light=daylight,"
+                    "camera=angled,seed=242990014")
+    c = Conditions(width=1280, height=720, tilt_deg=29.747237560002425,
+                   rotation_deg=64.06182277935366, scale=0.8096789721261785,
+                   offset=(0.013807459408605734, 0.01011626142403256),
+                   distortion=-0.0032277014600648954, kelvin=5850.082111735691,
+                   brightness=0.5437842827540194, uneven=0.5978877217153938, glare=2,
+                   noise=4.231310623683479, light_seed=245786355)
+    r = render(LAYOUT, Observation.parse(GLARE_DIM), c, seed=849541610, look=lk)
+    image = mixed_light(darken_table(r.image, r.corners, 0.215385984607696),
+                        5143.966869397613, 5208.378919301061, 8.472712136406091e-05)
+    # on the board's grid: a grid a space off or turned would put most chips wrong
+    _seqboard_read_photo(tmp_path, capsys, image, r, most_wrong=2, most_unknown=10)
+
+
+DARK_CROWDED = """\
+. G B G . . R B B .
+G . . . . R G . . .
+. B . B . R G R . R
+. . B R . . G W . B
+. R B G R . . B G R
+B . G . . R B . R G
+G . R G R R . G B R
+. B . B G G R G . G
+R B R G R W R G B .
+. R R R . W G B . ."""
+
+
+def test_a_dark_board_with_many_chips_is_never_read_turned_by_its_few_bare_pairs():
+    # the dark development set (seed 124, scene 10; session 11): 58 chips, light at a third,
+    # the table darkened to a sixth. No outline; the board's bright region (0.07 of a space
+    # off) is not confirmed as found, and the grid settled on the pairs left bare took a
+    # quarter turn: under it 13 pairs looked bare and alike (rank 0.79), and the whole
+    # scene was read turned, every chip on another space. The print round the chips says
+    # which turn is the board's (5 pairs surely alike under the turned grid, 22 under the
+    # board's): a grid settled on the bare pairs needs it too, and the photo is read on
+    # the board's own grid
+    r = _scene("art=ornate,board=worn,chips=opaque,table=cloth,hand=sleeve,light=daylight,"
+               "camera=overhead,seed=621122118", DARK_CROWDED, 0.3622368001308304, 268424772,
+               tilt_deg=14.93751910477861, rotation_deg=-13.046998358019977,
+               scale=0.8527153150073818, offset=(0.03620212364887628, 0.02600898887724993),
+               kelvin=6459.1628249696805, uneven=0.1483279314591398,
+               noise=2.2785786422700864, light_seed=989271750)
+    image = darken_table(r.image, r.corners, 0.17779406521196228)
+    _read_first_frame(image, r, most_wrong=3)
