@@ -454,9 +454,10 @@ def test_a_card_laid_along_the_edge_of_the_card_below_with_fingers_over_it_is_re
     s, r = _read_covered(seed, i, code)
     assert s.hand_over_card
     assert _corner_error(r.quad, s.quad, s.card_px) < 0.06
-    # the edges' pieces are joined only by the second pass, with wider gaps bridged
-    first = reader.line_candidates(s.after, s.before, s.card_px)
-    assert all(_corner_error(q, s.quad, s.card_px) > 0.1 for q in first)
+    # (before OpenCV 5.1 the first pass of line candidates found no rectangle on these two
+    # and only the second pass, with wider gaps bridged, joined the edges' pieces; on 5.1
+    # the first pass finds 8D: which pass found it is not what the player sees, the card
+    # read right where it lies is)
 
 
 def test_corners_that_disagree_name_the_card_one_of_them_and_the_middle_read_surely():
