@@ -316,7 +316,7 @@ def probabilities(net, d: dict) -> np.ndarray:
 
 
 def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | None = None,
-             why: list | None = None) -> np.ndarray:
+             why: list | None = None, board: bool = False) -> np.ndarray:
     """The rule's states of every stored frame; ``why`` gets, per frame, the list of
     classify_learned's causes (the pass that left each space unknown)."""
     from engine.observation import SpaceState
@@ -332,11 +332,18 @@ def combined(d: dict, probs: np.ndarray, rule: tuple, disputed: np.ndarray | Non
                                     10, *rule,
                                     blown=d["blown"][i].astype(bool) if "blown" in d else None,
                                     disputed=None if disputed is None else disputed[i],
-                                    **calibrated_keywords(), why=causes)
+                                    **calibrated_keywords(board), why=causes)
         out.append([index[s] for s in st])
         if why is not None:
             why.append(causes)
     return np.array(out)
+
+
+def default_rule(net) -> tuple:
+    """The reader's rule for a calibrated board read by ``net``: COMBINE["board"] for the
+    board network, COMBINE["calibrated"] for the one-space classifier."""
+    from vision.reader import COMBINE
+    return COMBINE["board" if getattr(net, "board", False) else "calibrated"]
 
 
 def right_spaces(d: dict, states: np.ndarray) -> np.ndarray:
@@ -387,7 +394,7 @@ def with_prototypes(d: dict, probs: np.ndarray, states: np.ndarray, bars: tuple)
 
 
 def why(d: dict, probs: np.ndarray, disputed: np.ndarray, rule: tuple,
-        bars: tuple | None = None) -> list[dict]:
+        bars: tuple | None = None, board: bool = False) -> list[dict]:
     """Every space wrongly left unknown or read wrong on the stored frames without a hand,
     after the rule and (``bars``) the prototypes' pass: one record each, with the pass
     that left it unknown (classify_learned's cause, "prototypes' doubt" where that pass
@@ -395,7 +402,7 @@ def why(d: dict, probs: np.ndarray, disputed: np.ndarray, rule: tuple,
     model's readings, the model's top two probabilities, and whether the frame's board is
     otherwise right (a board lost on this space alone)."""
     causes: list = []
-    states = combined(d, probs, rule, disputed, causes)
+    states = combined(d, probs, rule, disputed, causes, board)
     final = with_prototypes(d, probs, states, bars) if bars else states
     unknown = len(STATES) - 1
     tr = d["truth"]
@@ -440,19 +447,20 @@ def compare(sets: list[Path], models: list[Path], rule: tuple,
             second: Path | None = None, veto: Path | None = None,
             bars: tuple = (), veto_empty: bool = False, below: float = 1.01,
             protos: tuple = ()) -> list[dict]:
-    from vision.spacenet import SpaceNet, VetoNet
+    from vision.spacenet import SpaceNet, VetoNet, load_model
     rows = []
     data = [(p, load(p)) for p in sets]
     other = SpaceNet(second) if second else None
     vnet = VetoNet(veto) if veto else None
     for m in models:
-        net = SpaceNet(m, other)
+        net = load_model(m if "," in str(m) else Path(m), other)
         name = f"{m}+{second}" if second else str(m)
+        board = getattr(net, "board", False)
         for p, d in data:
             probs, disputed = probabilities(net, d)
             rows.append({"set": str(p), "model": name, "how": "argmax",
                          **score(d, probs.argmax(-1))})
-            states = combined(d, probs, rule, disputed)
+            states = combined(d, probs, rule or default_rule(net), disputed, board=board)
             rows.append({"set": str(p), "model": name, "how": "rule", **score(d, states)})
             for pb in protos:
                 rows.append({"set": str(p), "model": name,
@@ -500,10 +508,11 @@ def main(argv=None) -> int:
                          "training's --shift-aug never makes")
     cp = sub.add_parser("compare", help="replay stored sets through model files and the rule")
     cp.add_argument("sets", type=Path, nargs="+")
-    cp.add_argument("--model", type=Path, nargs="+", required=True)
+    cp.add_argument("--model", nargs="+", required=True,
+                    help="model files; several board networks read together: A.onnx,B.onnx")
     cp.add_argument("--rule", default=None,
                     help="the calibrated rule's five figures, comma-separated (default: "
-                         "the reader's COMBINE['calibrated'])")
+                         "the reader's COMBINE['calibrated'], or COMBINE['board'] for a board network)")
     cp.add_argument("--second", type=Path, default=None,
                     help="a second model's opinion on the spaces each model is unsure of "
                          "(as the reader asks SEQBOARD_SPACE_SECOND's); default: none")
@@ -540,9 +549,8 @@ def main(argv=None) -> int:
         make(args.out, args.seed, args.scenes, args.frames, args.photometric, progress,
              args.shift, args.other)
         return 0
-    from vision.reader import COMBINE
     from vision.spacenet import ModelError
-    rule = COMBINE["calibrated"]
+    rule = None
     if args.cmd == "why":
         return why_main(args, rule)
     if args.rule:
@@ -589,7 +597,7 @@ def why_main(args, rule: tuple) -> int:
     import json
 
     from vision import prototypes as pr
-    from vision.spacenet import MODEL_PATH, ModelError, SpaceNet
+    from vision.spacenet import MODEL_PATH, ModelError, load_model
     if args.prototypes == "default":
         bars = (pr.NEAR, pr.RATIO, pr.FAR)
     elif args.prototypes == "off":
@@ -607,7 +615,7 @@ def why_main(args, rule: tuple) -> int:
         print(f"error: --dump {args.dump}: no such folder", file=sys.stderr)
         return 2
     try:
-        net = SpaceNet(args.model or MODEL_PATH)
+        net = load_model(args.model or MODEL_PATH)
         data = [(p, load(p)) for p in args.sets]
     except (ValueError, ModelError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -615,7 +623,8 @@ def why_main(args, rule: tuple) -> int:
     rows = []
     for p, d in data:
         probs, disputed = probabilities(net, d)
-        got = why(d, probs, disputed, rule, bars)
+        got = why(d, probs, disputed, rule or default_rule(net), bars,
+                  getattr(net, "board", False))
         frames = int((~d["hand"].astype(bool)).sum())
         lost = len({r["frame"] for r in got})
         print(f"{p}: {frames} frames without a hand, {lost} not entirely right, "

@@ -483,19 +483,30 @@ FEATURE_COVERS_BESIDE = True
 #: unknown, but its neighbours are read as on a bare board, not held to the bar beside a
 #: cover. False: every cover darkens its neighbours.
 STRAY_COVERS = True
+#: read by the board network (session twelve), the features' doubt beside a space the model
+#: takes as covered does not count (FEATURE_COVERS_BESIDE): the network sees the arm's edge
+#: in the spaces round it; on the tuned development sets (docs/vision.md, "Session
+#: twelve") the features' doubt made 27 of dev10's 28 spaces not read right, all beside an
+#: arm, for one wrong reading fewer in five sets
+BOARD_FEATURES_BESIDE = False
 
 
 _COLOURED = (SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED)
+_PALE = (SpaceState.WHITE, SpaceState.EMPTY)     # the two glare confuses
 #: the passes of classify_learned that leave a space unknown (its ``why``)
 WHY = ("covered", "beside a cover", "features disagree", "white guard", "model unsure",
        "blown out", "lone", "least chip", "disputed")
 
 
-def calibrated_keywords() -> dict:
+def calibrated_keywords(board: bool = False) -> dict:
     """classify_learned's keywords on a calibrated board (the reader's, and the development
-    sets' replay in tools/spaces_dev.py)."""
-    return {"sure_beside": MODEL_SURE_BESIDE_CALIBRATED,
-            "stray_covers": STRAY_COVERS}
+    sets' replay in tools/spaces_dev.py); ``board``: read by the board network
+    (vision.spacenet.BoardNet), which sees an arm's edge itself: the features' doubt
+    beside a cover does not count (:data:`BOARD_FEATURES_BESIDE`)."""
+    kw = {"sure_beside": MODEL_SURE_BESIDE_CALIBRATED, "stray_covers": STRAY_COVERS}
+    if board:
+        kw["features_beside"] = BOARD_FEATURES_BESIDE
+    return kw
 
 
 def _stray(grid: np.ndarray) -> np.ndarray:
@@ -516,7 +527,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
                      least_white: float = 0.0, lone_overrules: float = 0.0,
                      blown: np.ndarray | None = None, disputed: np.ndarray | None = None,
                      lone: np.ndarray | None = None, sure_beside: float | None = None,
-                     stray_covers: bool = False, why: list | None = None
+                     stray_covers: bool = False, why: list | None = None,
+                     features_beside: bool | None = None
                      ) -> tuple[list[SpaceState], np.ndarray, np.ndarray]:
     """Per space: its state, a confidence 0..1, and whether something covers it, from the
     learned classifier's probabilities (vision/spacenet.py) and, when given, the
@@ -528,7 +540,8 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     least ``stand``. Anything else is unknown, never a state: a space covered by the
     model's or the features' account, beside a cover and the model not very sure, or the
     two disagreeing. ``blown``: spaces whose paper is blown out to white (glare), where any
-    chip looks white: a white the features do not also read there is unknown.
+    chip looks white and a white chip looks like the paper: a white or an empty the
+    features do not also read there is unknown.
 
     Where the features read nothing (unknown), the model's state stands with at least
     ``overrules_unknown`` (they have no other opinion to weigh; None: ``overrules``). The model's white against
@@ -548,7 +561,9 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
     ``MODEL_SURE_BESIDE``; calibrated boards: ``MODEL_SURE_BESIDE_CALIBRATED``).
     ``stray_covers``: a stray cover (:data:`STRAY_COVERS`) puts no neighbour beside a cover.
     ``why``: a list that gets, per space, the pass that left it unknown (one of
-    :data:`WHY`; "" for a space read as a state), for counting (tools/spaces_dev.py)."""
+    :data:`WHY`; "" for a space read as a state), for counting (tools/spaces_dev.py).
+    ``features_beside``: whether the features' doubt beside a cover counts (None:
+    :data:`FEATURE_COVERS_BESIDE`)."""
     from .spacenet import CLASSES, COVERED
     n = len(probs)
     best = probs.argmax(axis=1)
@@ -563,7 +578,9 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
             grid = grid * (1 - _stray(grid))
         near = (cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel() > 0) & ~hand
     fcover_beside = np.zeros(n, bool)
-    if by_features is not None and FEATURE_COVERS_BESIDE:
+    if features_beside is None:
+        features_beside = FEATURE_COVERS_BESIDE
+    if by_features is not None and features_beside:
         fcover_beside = np.asarray(by_features[2], bool) | np.array(
             [x is SpaceState.UNKNOWN for x in by_features[0]])
     index = {s: k for k, s in enumerate(CLASSES)}
@@ -593,7 +610,7 @@ def classify_learned(probs: np.ndarray, by_features: tuple | None = None, cols: 
             st, p = fs, float(probs[i, index[fs]])
         else:
             st, cause = SpaceState.UNKNOWN, "model unsure"
-        if st is SpaceState.WHITE and blown is not None and blown[i] and fs is not st:
+        if st in _PALE and blown is not None and blown[i] and fs is not st:
             st, cause = SpaceState.UNKNOWN, "blown out"
         if lone is not None and lone[i] and st is not fs and st in _COLOURED \
                 and p < lone_overrules:

@@ -94,8 +94,19 @@ def drawn_reference(layout: Layout) -> Reference:
 #: twin holds a chip: no empty picture beside it) needs 95 % for a coloured chip against
 #: the twins (a red print alone looks like a red chip to it). On the tuned development sets
 #: (docs/vision.md, "session 8") wrong fell from 90 to 51 spaces of 71 400, right by 14.
+#: Session twelve: "board" is the rule on a calibrated board read by the board network
+#: (vision.spacenet.BoardNet, which reads every space with its neighbours in view): its
+#: state stands from 90 % sure whatever the features say, from 60 % where the features read
+#: the same, and anything less is unknown (the features never settle a space the network
+#: is unsure of). Chosen on the tuned development sets (docs/vision.md, "Session twelve").
 COMBINE = {"calibrated": (0.9, 0.02, 0.7, 0.97, 0.25),
-           "alone": (0.7, 0.02, None, 0.97, 0.25, 0.3, 0.7, 0.95)}
+           "alone": (0.7, 0.02, None, 0.97, 0.25, 0.3, 0.7, 0.95),
+           "board": (0.9, 1.01, 0.9, 0.0, 1.01)}
+
+#: without calibration, the share of a space's middle blown out to white (glare) from which
+#: a white or an empty reading the features do not share is unknown (the features' own
+#: glare bar, vision.classify.classify)
+GLARE_HIDES = 0.25
 
 #: without calibration, where the twins look alike and both middles show one chip's colour
 #: (vision.classify.alike_chip_coloured), an empty reading needs the model this sure of
@@ -258,7 +269,9 @@ class BoardReader:
             # against the drawn pictures (no calibration) a space must differ more to be a chip
             states, conf, hand = classify(f, self.reference, lay.free,
                                           9.0 if self.calibration is not None else 20.0, lay.cols)
-        combine = COMBINE["calibrated" if self.calibration is not None else "alone"]
+        board_net = getattr(self.model, "board", False)
+        combine = COMBINE["alone" if self.calibration is None else
+                          "board" if board_net else "calibrated"]
         if self.model is not None and combine is not None:
             # the learned classifier, each space beside its own empty picture when calibrated,
             # combined with the features' reading: anything doubtful is unknown
@@ -284,10 +297,15 @@ class BoardReader:
                                                  STEADY_MOST)
             alike = alike_chip_coloured(f.centre, self._pairs, states) \
                 if lone is not None and ALIKE_EMPTY else None
+            blown = f.paper.min(axis=1) >= 250
+            if self.calibration is None:
+                # without the empty board's picture to compare, a glare spot over the middle
+                # of a space hides whether a white chip or the paper is under it
+                blown = blown | (f.glare > GLARE_HIDES)
             states, conf, hand = classify_learned(probs, (states, conf, hand), lay.cols, *combine,
-                                                  blown=f.paper.min(axis=1) >= 250,
+                                                  blown=blown,
                                                   disputed=disputed, lone=lone,
-                                                  **(calibrated_keywords()
+                                                  **(calibrated_keywords(board_net)
                                                      if self.calibration is not None else {}))
             if alike is not None:
                 states, conf = self._alone_again(inputs, probs, alike, states, conf)
@@ -358,10 +376,17 @@ class BoardReader:
                                & np.array([s is SpaceState.EMPTY for s in states]))
         if not len(again):
             return states, conf
-        x = inputs[again].copy()
-        x[:, 3:] = 0.0
-        p, disputed = second_opinion(self.model, x, self.model.probabilities(x), 1.01,
-                                     len(again))
+        if getattr(self.model, "board", False):
+            # the board network reads the whole board, those spaces without a twin beside them
+            x = inputs.copy()
+            x[again, 3:] = 0.0
+            p, disputed = second_opinion(self.model, x, self.model.probabilities(x), 1.01)
+            p, disputed = p[again], disputed[again]
+        else:
+            x = inputs[again].copy()
+            x[:, 3:] = 0.0
+            p, disputed = second_opinion(self.model, x, self.model.probabilities(x), 1.01,
+                                         len(again))
         states, conf = list(states), conf.copy()
         for k, i in enumerate(again):
             b = int(p[k].argmax())

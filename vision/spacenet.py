@@ -49,6 +49,12 @@ CLASSES = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceState.RED,
            SpaceState.WHITE, SpaceState.UNKNOWN)
 COVERED = 5                # index of "covered" in CLASSES
 MODEL_PATH = Path(__file__).with_name("models") / "spaces.onnx"
+#: the board network (session twelve, :class:`BoardNet`): every space read in one pass over
+#: the whole board, each with its neighbours in view; the reader's model since session
+#: twelve. BOARD_PATHS: the shipped files, read in turn by the second look (one network:
+#: a second one trained apart did not earn its place, docs/vision.md "Session twelve")
+BOARD_PATH = Path(__file__).with_name("models") / "board.onnx"
+BOARD_PATHS = (BOARD_PATH,)
 
 
 class ModelError(Exception):
@@ -78,11 +84,14 @@ def space_inputs(norm: np.ndarray, ref_patch: np.ndarray | None) -> np.ndarray:
 def _trial_run(model, path, what: str, channels: int) -> None:
     """One trial run of a model just loaded (a page of the reader's own input, all zeros): a
     file that loads but is not this network fails here, in one line, not mid-game."""
+    from .onnx_net import input_shape
+    declared = input_shape(path)
     try:
         out = model.probabilities(np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
     except cv2.error:
         out = None
-    if out is None or out.shape != (1, len(CLASSES)):
+    if (declared is not None and len(declared) > 1 and declared[1] not in (None, channels)) \
+            or out is None or out.shape != (1, len(CLASSES)):
         raise ModelError(f"{path}: not a {what} model (expected {channels} x "
                          f"{SIDE} x {SIDE} in, {len(CLASSES)} classes out)")
 
@@ -106,6 +115,71 @@ class SpaceNet:
         return e / e.sum(axis=1, keepdims=True)
 
 
+class BoardNet:
+    """The board network, loaded once: the same ``probabilities(inputs)`` -> (n, 6) as
+    :class:`SpaceNet`, from the same per-space inputs (:func:`space_inputs`), but the
+    spaces of a whole board are put back together and read in one pass, each with its
+    neighbours in view (an arm reaching in from the edge, a shadow over several spaces).
+    ``path`` may name several files (a list): the networks are read in turn by the second
+    look (:func:`second_opinion`), each on the board turned another quarter.
+    ``shape``: the board's (rows, columns); None for a square board."""
+
+    board = True
+
+    def __init__(self, path: "str | Path | list" = BOARD_PATH,
+                 shape: tuple[int, int] | None = None) -> None:
+        from .onnx_net import load_net
+        paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
+        self.nets = [load_net(p, "board network", "python -m vision.train_boards --seed 1",
+                              ModelError) for p in paths]
+        self.net = self.nets[0]
+        self.path = paths[0]
+        self.paths = paths
+        self.shape = shape
+        self.second = None
+        for p, net in zip(paths, self.nets):
+            self.net = net
+            _trial_run(self, p, "board network", CHANNELS)
+        self.net = self.nets[0]
+
+    def _shape(self, n: int) -> tuple[int, int]:
+        if self.shape and self.shape[0] * self.shape[1] == n:
+            return self.shape
+        r = int(round(n ** 0.5))
+        if r * r == n:
+            return r, r
+        return 1, n          # a row of spaces: read alone (no neighbours above or below)
+
+    def board_of(self, inputs: np.ndarray) -> np.ndarray:
+        """The per-space inputs (n, 7, 16, 16) put back together: (1, 7, rows*16, cols*16)."""
+        x = np.asarray(inputs, np.float32)
+        rows, cols = self._shape(len(x))
+        return x.reshape(rows, cols, CHANNELS, SIDE, SIDE).transpose(2, 0, 3, 1, 4) \
+            .reshape(1, CHANNELS, rows * SIDE, cols * SIDE)
+
+    def log_probabilities(self, board: np.ndarray, k: int = 0) -> np.ndarray:
+        """Pass ``k`` over one board (1, 7, H, W): the network ``k`` mod their number reads
+        the board turned ``k`` quarters; (rows*cols, 6) log-probabilities in the board's
+        own order."""
+        net = self.nets[k % len(self.nets)]
+        turn = k % 4
+        net.setInput(np.ascontiguousarray(np.rot90(board, turn, axes=(2, 3)) if turn else board,
+                                          np.float32))
+        logits = net.forward()[0]
+        if turn:
+            logits = np.rot90(logits, -turn, axes=(1, 2))
+        lp = logits.reshape(len(CLASSES), -1).T
+        lp = lp - lp.max(axis=1, keepdims=True)
+        return lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
+
+    def probabilities(self, inputs: np.ndarray, passes: int = 1) -> np.ndarray:
+        """``passes`` > 1: the board read again turned (and by the other networks), the
+        probabilities the geometric mean of the readings."""
+        board = self.board_of(inputs)
+        total = sum(self.log_probabilities(board, k) for k in range(max(1, passes)))
+        return _normal(total / max(1, passes))
+
+
 def steadied(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray,
              below: float, most: int = 100_000) -> np.ndarray:
     """``probs`` with the spaces the model is less than ``below`` sure of (the ``most`` least
@@ -127,6 +201,11 @@ def second_opinion(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray, bel
     ``agree``: the reader leaves it unknown, whatever the features say. Without a second
     model nothing is disputed."""
     disputed = np.zeros(len(probs), bool)
+    if getattr(model, "board", False):
+        # the board network reads the whole board again, turned, when any space is unsure
+        if (probs.max(axis=1) < below).any() and BOARD_PASSES > 1:
+            return _combined_turns(model, inputs, probs), disputed
+        return probs, disputed
     sure = probs.max(axis=1)
     unsure = np.flatnonzero(sure < below)
     if not len(unsure):
@@ -147,6 +226,22 @@ def second_opinion(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray, bel
     alone = [np.take_along_axis(_normal(logp / 4.0), best, axis=1)[:, 0] for logp in (first, other)]
     disputed[unsure] = (alone[0] < agree) | (alone[1] < agree)
     return out, disputed
+
+
+#: the board network's second look: the whole board read in this many passes in all when a
+#: space is unsure (1: never), each pass turned another quarter (and by the next network
+#: where several are given)
+BOARD_PASSES = 2
+
+
+def _combined_turns(model, inputs, probs):
+    """``probs`` (the board read as it lies) with the board read again in the other passes
+    (:data:`BOARD_PASSES` readings in all): their geometric mean."""
+    board = model.board_of(inputs)
+    total = np.log(probs + 1e-7)
+    for k in range(1, BOARD_PASSES):
+        total = total + model.log_probabilities(board, k)
+    return _normal(total / BOARD_PASSES)
 
 
 def _normal(logp: np.ndarray) -> np.ndarray:
@@ -242,14 +337,36 @@ def shared_veto() -> "VetoNet | None":
 VETO_ON = False
 
 
-def shared_model() -> SpaceNet:
-    """The shipped model (or the file named by ``SEQBOARD_SPACE_MODEL``), with the second
-    opinion of the file named by ``SEQBOARD_SPACE_SECOND`` if set (none is shipped: the
-    one tried did not win on held-out looks), loaded on first use (raises
+def load_model(path: str | Path, second: "SpaceNet | None" = None) -> "SpaceNet | BoardNet":
+    """The space model in ``path``: a :class:`BoardNet` when the file reads a whole board
+    (its output keeps the board's rows and columns), else a :class:`SpaceNet` (raises
     :class:`ModelError`)."""
-    path = Path(os.environ.get("SEQBOARD_SPACE_MODEL") or MODEL_PATH)
+    import cv2
+
+    from .onnx_net import load_net
+    if isinstance(path, str) and "," in path:
+        return BoardNet([p.strip() for p in path.split(",") if p.strip()])
+    net = load_net(Path(path), "space classifier", "python -m vision.train_boards --seed 1",
+                   ModelError)
+    try:
+        net.setInput(np.zeros((1, CHANNELS, 2 * SIDE, 2 * SIDE), np.float32))
+        dims = net.forward().shape
+    except cv2.error:
+        dims = ()
+    if len(dims) == 4 and dims[2:] == (2, 2):
+        return BoardNet(path)
+    return SpaceNet(path, second)
+
+
+def shared_model() -> "SpaceNet | BoardNet":
+    """The shipped board network (:data:`BOARD_PATHS`), or the file(s) named by
+    ``SEQBOARD_SPACE_MODEL`` (comma-separated board networks, or the one-space classifier
+    ``vision/models/spaces.onnx``, with the second opinion of the file named by
+    ``SEQBOARD_SPACE_SECOND`` if set), loaded on first use (raises :class:`ModelError`)."""
+    name = os.environ.get("SEQBOARD_SPACE_MODEL") or ""
+    path = name if "," in name else Path(name) if name else ",".join(map(str, BOARD_PATHS))
     second = os.environ.get("SEQBOARD_SPACE_SECOND") or None
     second = Path(second) if second else None
     if (path, second) not in _shared:
-        _shared[path, second] = SpaceNet(path, SpaceNet(second) if second else None)
+        _shared[path, second] = load_model(path, SpaceNet(second) if second else None)
     return _shared[path, second]

@@ -41,6 +41,11 @@ def _scene(look_text: str, seed: int, frame: int):
 
 def test_the_reader_asks_a_second_model_only_when_one_is_named(monkeypatch):
     monkeypatch.delenv("SEQBOARD_SPACE_SECOND", raising=False)
+    monkeypatch.delenv("SEQBOARD_SPACE_MODEL", raising=False)
+    assert shared_model().second is None
+    # the second model is asked beside the one-space classifier (the board network of
+    # session twelve, the default, takes its second look itself: the board turned)
+    monkeypatch.setenv("SEQBOARD_SPACE_MODEL", str(MODEL_PATH))
     assert shared_model().second is None
     monkeypatch.setenv("SEQBOARD_SPACE_SECOND", str(MODEL_PATH))
     net = shared_model()
