@@ -92,6 +92,19 @@ SURE_MARGIN = 0.06
 #: a word card (ADD, REMOVE) squeezed into the compared square keeps little of its letters:
 #: its own floor (its box's shape, wide, already rules most pictures out)
 MIN_WORD_SCORE = 0.55
+#: a rectangle of the finder reaching off the new card (``_off_card``): an end band of it
+#: (``OFF_BAND``, parts of the straightened card's length from its end) that is, in this
+#: part (``OFF_PART``) of its pixels, unchanged from the picture before (the finder's
+#: bar: 25 in any colour, both blurred) and unlike the new card's paper (by ``INK``) is the
+#: table or a card below past the new card: the rectangle is not read. Such a rectangle,
+#: card-sized, can lie a quarter turn across the card (its long side along the card's
+#: short one): its picture is straightened turned a quarter, and would match a board
+#: calibrated a quarter turn off, or a turned quarter's picture before the turns are
+#: allowed (found on OpenCV 5.1's drawn cards; docs/cards.md)
+OFF_CARD = True
+OFF_BAND = (0.02, 0.12)
+OFF_PART = 0.8
+OFF_CHANGED = 25
 
 
 # ---------------------------------------------------------------- drawing ----------------
@@ -804,6 +817,10 @@ def read_jewish_quads(quads: list, cards: list, before, refs: JewishReferences
         return JewishReading(None, reason="no new card found")
     reads = []
     for i, (q, card) in enumerate(zip(quads, cards)):
+        if OFF_CARD and _off_card(card, before(i)):
+            reads.append(JewishReading(None, q, "the rectangle reaches off the new card",
+                                       index=i))
+            continue
         r = read_jewish_straight(card, refs)
         r.quad = q
         r.index = i
@@ -832,6 +849,32 @@ def read_jewish_quads(quads: list, cards: list, before, refs: JewishReferences
             return JewishReading(None, top.quad, f"the card's outline is doubtful: it reads "
                                  f"{top.code} or {r.best}", top.score, top.margin, top.code)
     return top
+
+
+def _off_card(card: np.ndarray, before: np.ndarray) -> bool:
+    """Whether the finder's rectangle, straightened in the picture after (``card``) and
+    before (``before``), reaches off the new card at one of its ends: a band there
+    (``OFF_BAND``) is, in ``OFF_PART`` of its pixels, both unchanged from the picture before
+    and unlike the new card's paper (what changed, its brighter part). A card's end lying
+    on paper like its own (a card below) is unchanged but paper, and is kept; so is an end
+    under a hand (changed)."""
+    a = card[..., :3]
+    d = cv2.absdiff(cv2.GaussianBlur(a, (5, 5), 0),
+                    cv2.GaussianBlur(before[..., :3], (5, 5), 0)).max(axis=2)
+    changed = d > OFF_CHANGED
+    if int(changed.sum()) < 0.1 * changed.size:
+        return False                 # hardly anything new: not told
+    f = a.astype(np.float32) + 1
+    paper = np.percentile(f[changed], 80, axis=0)
+    hh, ww = changed.shape
+    x0, x1 = int(0.05 * ww), int(0.95 * ww)
+    b0, b1 = int(OFF_BAND[0] * hh), int(OFF_BAND[1] * hh)
+    for ys in (slice(b0, b1), slice(hh - b1, hh - b0)):
+        band = f[ys, x0:x1]
+        unlike = np.abs(band / np.maximum(paper, 2) - 1).max(axis=2) > INK
+        if float((~changed[ys, x0:x1] & unlike).mean()) >= OFF_PART:
+            return True
+    return False
 
 
 def pile_quads(after: np.ndarray, before: np.ndarray, card_px: float | None) -> list:
