@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .reader import W, H, _new_card_quads, _same_quad, line_candidates, read_agreed
+from .reader import W, H, _new_card_quads, _same_quad, pile_line_candidates, read_agreed
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -209,15 +209,18 @@ def read_stacks_pile(after: np.ndarray, before: np.ndarray,
     quads = _new_card_quads(after, before, card_px)
     quads += [r for r in (_refine(after, before, q, card_px) for q in quads) if r is not None]
     if card_px and LINES:
-        # the playing-card finder's rectangles built on the card's own new edges (they find
-        # a card whose changed picture is mostly a hand's)
-        for q in line_candidates(after, before, card_px):
+        # the playing-card pile reader's rectangles built on the card's own new edges (they
+        # find a card whose changed picture is mostly a hand's): both of its passes, the
+        # second with wider gaps bridged (the card's edges broken into short pieces by the
+        # fingers over it and by a card below's edges; the first pass alone missed a Steal
+        # a Chip under fingers on the cards as OpenCV 5.1 draws them)
+        for q in pile_line_candidates(after, before, card_px):
             if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
                 quads.append(q)
     return read_agreed(after, quads, read_stacks_straight, StacksReading)
 
 
-#: also read the rectangles built on the new straight edges (``reader.line_candidates``)
+#: also read the rectangles built on the new straight edges (``reader.pile_line_candidates``)
 LINES = True
 
 
