@@ -41,6 +41,14 @@ from engine.observation import SpaceState
 #: run of these bars: spaces right 0.995063 -> 0.99573, wrong rate 0.000253 -> 0.000185,
 #: boards right 0.80 -> 0.8071; docs/vision.md "Session eight")
 ON = True
+#: whether the pass settles unsure spaces beside the board network (session twelve,
+#: vision.spacenet.BoardNet, the reader's model): no, it only doubts chips unlike every
+#: chip of their colour. On the tuned development sets, settling changed little for that
+#: network and read more wrong (wrong readings 172 -> 176 and 4 -> 5 on two sets, doubting
+#: alone the fewest on all five), and on a filmed held-out game it settled a blue chip
+#: under a spot lamp's glare, which the network left unsure, as empty: a move missed for
+#: the rest of the game (docs/vision.md, "Session twelve")
+BOARD_SETTLES = False
 #: whether the pass also runs on boards read WITHOUT calibration (session 8b): there a
 #: space's reference channels hold its twin (bare) or nothing (``lone``), so a lone space
 #: has no empty descriptor: it is neither an empty prototype's member nor compared with it

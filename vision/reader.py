@@ -203,7 +203,8 @@ class BoardReader:
         :class:`~vision.spacenet.VetoNet`, or False for none; asked on calibrated boards.
         ``prototypes``: the pass of vision/prototypes.py (unsure spaces settled by the
         board's own confident chips) on calibrated boards: True, False, or None for
-        ``SEQBOARD_SPACE_PROTOTYPES`` (on unless set to off)."""
+        ``SEQBOARD_SPACE_PROTOTYPES`` (on unless set to off; beside the board network it
+        only doubts, vision.prototypes.BOARD_SETTLES)."""
         if model is True:
             from .spacenet import shared_model
             model = shared_model()
@@ -319,6 +320,8 @@ class BoardReader:
                 states, conf = _protos.settle(probs, states, conf, hand, inputs, lay.cols,
                                               self._prototypes,
                                               blown=f.paper.min(axis=1) >= 250, lone=alone,
+                                              near=_protos.NEAR if _protos.BOARD_SETTLES
+                                              or not board_net else -1.0,
                                               far=_protos.FAR if alone is None
                                               else _protos.UNCAL_FAR)
             if self.veto is not None and VETO_BAR and self.calibration is not None:
