@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def load_net(path: str | Path, what: str, retrain: str, error: type[Exception]):
+def load_net(path: str | Path, what: str, retrain: str, error: type[Exception],
+             classic: bool = True):
     """The network in ``path`` ready to run on the CPU; ``error`` (one line naming the
     file, ``what`` it should be and the ``retrain`` command) when it is missing or OpenCV
-    cannot read it."""
+    cannot read it. ``classic``: on OpenCV 5.0, its classic engine (else the new one;
+    5.1 has only the new one, 4.x only the classic)."""
     import cv2
     path = Path(path)
     if not path.is_file():
@@ -18,7 +20,8 @@ def load_net(path: str | Path, what: str, retrain: str, error: type[Exception]):
     try:
         try:     # OpenCV 5.0: the classic engine runs these small networks faster (5.1 has
             # only the new engine: the name is gone and the plain call below takes it)
-            net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+            net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC
+                                          if classic else cv2.dnn.ENGINE_NEW)
         except (AttributeError, TypeError):
             net = cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as exc:
@@ -27,6 +30,13 @@ def load_net(path: str | Path, what: str, retrain: str, error: type[Exception]):
     net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
     net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
     return net
+
+
+def has_two_engines() -> bool:
+    """Whether this OpenCV offers both engines (5.0): a network the classic one cannot run
+    (the board network's whole-board layer, on 5.0) is loaded again on the new one."""
+    import cv2
+    return hasattr(cv2.dnn, "ENGINE_CLASSIC") and hasattr(cv2.dnn, "ENGINE_NEW")
 
 
 def _fields(buf: bytes):

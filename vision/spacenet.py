@@ -128,19 +128,27 @@ class BoardNet:
 
     def __init__(self, path: "str | Path | list" = BOARD_PATH,
                  shape: tuple[int, int] | None = None) -> None:
-        from .onnx_net import load_net
+        from .onnx_net import has_two_engines, load_net
         paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
-        self.nets = [load_net(p, "board network", "python -m vision.train_boards --seed 1",
-                              ModelError) for p in paths]
-        self.net = self.nets[0]
+        retrain = "python -m vision.train_boards --seed 1"
         self.path = paths[0]
         self.paths = paths
         self.shape = shape
         self.second = None
-        for p, net in zip(paths, self.nets):
-            self.net = net
-            _trial_run(self, p, "board network", CHANNELS)
-        self.net = self.nets[0]
+        nets = []
+        for p in paths:
+            try:
+                self.nets = [load_net(p, "board network", retrain, ModelError)]
+                _trial_run(self, p, "board network", CHANNELS)
+            except ModelError:
+                if not has_two_engines():
+                    raise
+                # OpenCV 5.0's classic engine cannot read the whole-board layer: its new one
+                self.nets = [load_net(p, "board network", retrain, ModelError, classic=False)]
+                _trial_run(self, p, "board network", CHANNELS)
+            nets.append(self.nets[0])
+        self.nets = nets
+        self.net = nets[0]
 
     def _shape(self, n: int) -> tuple[int, int]:
         if self.shape and self.shape[0] * self.shape[1] == n:
@@ -346,6 +354,10 @@ def load_model(path: str | Path, second: "SpaceNet | None" = None) -> "SpaceNet 
     from .onnx_net import load_net
     if isinstance(path, str) and "," in path:
         return BoardNet([p.strip() for p in path.split(",") if p.strip()])
+    from .onnx_net import input_shape
+    declared = input_shape(path)
+    if declared is not None and len(declared) == 4 and declared[2:] == (None, None):
+        return BoardNet(path)            # any size of board in: a board network
     net = load_net(Path(path), "space classifier", "python -m vision.train_boards --seed 1",
                    ModelError)
     try:
