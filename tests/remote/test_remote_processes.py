@@ -173,7 +173,9 @@ def _choose(cards: list[str], board, colour: str,
     ed = Referee(edition, 2, None).edition
     for card in cards:
         if card in ed.wild_cards:          # two-eyed jacks (ADD): any empty space
-            s = next(i for i, c in enumerate(cells) if c == 0 and i not in lay.free)
+            s = next((i for i, c in enumerate(cells) if c == 0 and i not in lay.free), None)
+            if s is None:                  # a board played full: the jack places nothing
+                continue
             return f"place {lay.space_name(s)} {colour}", card
         if card in ed.remove_cards:
             continue
