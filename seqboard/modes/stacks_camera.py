@@ -192,6 +192,8 @@ class CameraStacks:
                 self._accept(c.key)
         for c in [c for c in by["place"] if c.kind == "taken"]:
             self._taken_from_place(c)
+        for c in [c for c in by["place"] if c.kind == "again"]:
+            self._accept(c.key)
         for c in [c for c in by["discard"] if c.kind in ("laid", "doubt")]:
             if c.kind == "doubt":
                 self._doubt(c)
@@ -212,6 +214,18 @@ class CameraStacks:
     #: ... by more than this: a new card lies on it (laid, even when alike the one below)
     NEW_PICTURE = 8.0
 
+    @staticmethod
+    def _seen_again(c, cards: list) -> bool:
+        """(session eleven) The pile's top read again where it lay, the same card before and
+        after (a hand that rested on it gone: the corner indices read a card under a hand),
+        not a card laid on it: nothing to do."""
+        from vision.cards.stacks_table import same_place
+
+        laid, taken = c.laid, c.taken
+        return bool(cards) and laid.code is not None and laid.code == taken.code == cards[-1] \
+            and same_place((laid.quad, getattr(laid, "width", 1)),
+                           (taken.quad, getattr(taken, "width", 1)))
+
     def _kind(self, c) -> str:
         """Laid, taken, or (a discard pile of the player to move) "doubt": its top taken or a
         card discarded like the one under it, to be told by what follows. The picture and the
@@ -230,6 +244,8 @@ class CameraStacks:
                 return "laid"                    # nothing known there: a card laid
             if self._pile_index(where) is None:
                 return "taken"                   # a completed SEQUENCE: only taken away
+            if not empty and self._seen_again(c, self.place_pile[where].cards):
+                return "again"
             return "taken" if empty else "laid"  # a pile being built grows, unless gone
         cards = g.discards[where]
         if not cards:

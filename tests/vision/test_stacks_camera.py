@@ -17,7 +17,9 @@ from seqboard.cli import main
 from seqboard.modes.stacks import StacksTable
 from seqboard.modes.stacks_camera import CameraStacks
 from vision.cards.piles import PileError, PileSpot
-from vision.cards.stacks_reader import read_stacks_pile
+from vision.cards.reader import H as CARD_H, W as CARD_W
+from vision.cards.stacks_art import stacks_card_image, stacks_style
+from vision.cards.stacks_reader import read_stacks_pile, read_stacks_straight
 from vision.cards.stacks_scene import DISCARDS, OUT, PLACES, PX, H, W, render_stacks_pile
 from vision.cards.stacks_scene import StacksTableScene as TableScene
 from vision.cards.stacks_table import StacksSpots, StacksWatcher, load_stacks_spots, \
@@ -193,6 +195,48 @@ def test_a_stacks_card_with_fingers_over_it_is_found_on_its_own_edges_and_read(i
     sc = render_stacks_pile(np.random.default_rng([8, i]), "tuned", hand_over=True)
     assert sc.hand_over_card and sc.code == code
     assert read_stacks_pile(sc.after, sc.before, sc.card_px).code == code
+
+
+# session eleven: tuned development piles whose new card's middle is under the fingers
+# (the middle reader finds no glyph there): named by the indices in its corners
+@pytest.mark.parametrize("i,code", [(5, "BW"), (11, "SK"), (16, "B1")])
+def test_a_stacks_card_whose_middle_is_under_fingers_is_named_by_its_corner_index(i, code):
+    sc = render_stacks_pile(np.random.default_rng([8, i]), "tuned", hand_over=True)
+    assert sc.hand_over_card and sc.code == code
+    r = read_stacks_pile(sc.after, sc.before, sc.card_px)
+    assert (r.code, r.way) == (code, "index")
+
+
+def _straight_card(code: str) -> np.ndarray:
+    """A tuned STACKS card drawn and warped to the reader's straightened size."""
+    img = stacks_card_image(code, stacks_style("studio", 3), 240)[..., :3]
+    return cv2.resize(img, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+
+
+def test_a_card_read_by_its_index_alone_and_a_middle_the_index_contradicts():
+    card = _straight_card("R3")
+    assert read_stacks_straight(card).code == "R3"
+    hidden = card.copy()                     # a thumb over the middle
+    cv2.ellipse(hidden, (CARD_W // 2, CARD_H // 2), (60, 45), 0, 0, 360, (110, 150, 200), -1)
+    r = read_stacks_straight(hidden)
+    assert (r.code, r.way) == ("R3", "index")
+    # the middle says 1 while both corners show a 5: not named (a glyph half under fingers
+    # can look like another)
+    one, five = _straight_card("R1"), _straight_card("R5")
+    for _ in range(2):
+        one[:CARD_H // 5, :CARD_W // 3] = five[:CARD_H // 5, :CARD_W // 3]
+        one, five = (np.ascontiguousarray(c[::-1, ::-1]) for c in (one, five))
+    assert read_stacks_straight(_straight_card("R1")).code == "R1"
+    r = read_stacks_straight(one)
+    assert r.code is None and "an index 5" in r.reason
+
+
+def test_a_card_below_read_through_a_hand_does_not_name_the_new_card():
+    # a tuned pile: a B5 laid, fingers over its middle; rectangles fitted on the hand read
+    # a card below's B1 by its middle, those on the new card B5 by its indices
+    sc = render_stacks_pile(np.random.default_rng([8, 24]), "tuned", hand_over=True)
+    assert sc.code == "B5" and sc.hand_over_card
+    assert read_stacks_pile(sc.after, sc.before, sc.card_px).code is None
 
 
 def test_stacks_spots_file_round_trip_and_one_line_errors(tmp_path):
@@ -436,7 +480,7 @@ def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
     r.reach(("place", 3))
     r.scene.lay(("place", 3), "B1")
     x, y = r.scene.centre(("place", 3))
-    r.scene.hand = (x + 5, y + 10)                     # the hand rests on the card's middle
+    r.scene.hand = (x, y - 50)                         # the hand rests over the whole card
     r.show(5)
     text = r.said()
     assert "the card laid on pile place 4 cannot be read" in text and g.history == []
@@ -444,6 +488,24 @@ def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
     r.show(5)
     assert "player 1 starts blue pile 1 with blue 1" in r.said()
     assert r.cam.waiting == [] and r.cam.waiting_place is None
+    r.lay(("place", 3), "B2")
+    assert "player 1 lays blue 2 on pile 1" in r.said()
+
+
+def test_a_card_read_under_a_resting_hand_is_not_taken_again_when_the_hand_goes():
+    # session eleven: the hand rests over the card's middle, its corner indices show: the
+    # card is read at once; the hand going shows the same card where it lay: nothing
+    r = Rig(2)
+    g = r.game
+    r.reach(("place", 3))
+    r.scene.lay(("place", 3), "B1")
+    x, y = r.scene.centre(("place", 3))
+    r.scene.hand = (x - 20, y - 40)
+    r.show(5)
+    assert "player 1 starts blue pile 1 with blue 1" in r.said()
+    r.scene.hand = None
+    r.show(5)
+    assert r.said() == "" and len(g.history) == 1
     r.lay(("place", 3), "B2")
     assert "player 1 lays blue 2 on pile 1" in r.said()
 

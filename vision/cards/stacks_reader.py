@@ -30,11 +30,19 @@ from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
 MIDDLE = (0.12, 0.88, 0.17, 0.83)        # x0, x1, y0, y1 of the middle, parts of W and H
+INDEX_BOX = (0.32, 0.2)                  # the index corner: parts of W and H (session eleven)
 # Chosen on tuned styles (docs/stacks.md, "From the camera").
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.05
 MIN_COLOUR = 0.16                        # redness or blueness of a red or blue card's ink
 MAX_NEUTRAL = 0.14                       # both under this: the special cards' dark ink
+# (session eleven) the corner indices, read when the middle does not name the card; chosen
+# on tuned views (docs/stacks.md "Session eleven")
+INDEX = True
+INDEX_BLUE = 0.08                        # a blue index's blueness (thin strokes: paler)
+INDEX_NOT_RED = 0.08                     # ... and its redness under minus this
+INDEX_DARK_BLUE = 0.06                   # a dark index's blueness under this
+INDEX_OTHER = 0.75                       # another glyph read this surely: not named
 
 #: the glyph of each card: its number, W for a wild, or the special's code
 SHAPES = ("1", "2", "3", "4", "5", "W", "SK", "RV", "SC", "CH", "BL")
@@ -53,6 +61,7 @@ class StacksReading:
     score: float = 0.0
     margin: float = 0.0
     colour: str | None = None             # "R", "B", "" (neither) or None (unsure)
+    way: str = "middle"                   # named from the "middle" glyph or the "index"
 
     @property
     def known(self) -> bool:
@@ -69,12 +78,28 @@ def _normalised(card: np.ndarray):
     return dark, red, blue
 
 
-def glyph_parts(card: np.ndarray):
+def glyph_parts(card: np.ndarray, norm=None):
     """(the middle glyph's mask, cropped; the ink's redness; its blueness) of a straightened
     card, or None when the middle holds no glyph."""
-    dark, red, blue = _normalised(card)
     x0, x1 = int(MIDDLE[0] * W), int(MIDDLE[1] * W)
     y0, y1 = int(MIDDLE[2] * H), int(MIDDLE[3] * H)
+    return _ink_glyph(norm or _normalised(card), (x0, x1, y0, y1), 0.1)
+
+
+def index_parts(card: np.ndarray, norm=None):
+    """(session eleven) The same for the index in the card's top-left corner (the one in the
+    opposite corner is the top-left one of the card turned round), or None."""
+    return _ink_glyph(norm or _normalised(card),
+                      (0, int(INDEX_BOX[0] * W), 0, int(INDEX_BOX[1] * H)), 0.25, 0.55)
+
+
+def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0):
+    """The biggest ink in ``box`` (x0, x1, y0, y1 of the straightened card), its parts
+    together, not touching the box's edge (a border, a frame band, a hand or the art
+    running out of it), from ``min_h`` to ``max_h`` of the box high: (its mask, cropped; the ink's
+    median redness; its blueness), or None."""
+    dark, red, blue = norm
+    x0, x1, y0, y1 = box
     d = dark[y0:y1, x0:x1]
     if d.max() < 0.25:
         return None
@@ -89,7 +114,7 @@ def glyph_parts(card: np.ndarray):
             continue
         if w > 0.92 * ww or h > 0.92 * hh:           # a frame band or a border
             continue
-        if x == 0 or y == 0 or x + w >= ww or y + h >= hh:   # the edge of the middle
+        if x == 0 or y == 0 or x + w >= ww or y + h >= hh:   # the edge of the box
             continue
         comps.append((a, i, x, y, w, h))
     if not comps:
@@ -104,7 +129,7 @@ def glyph_parts(card: np.ndarray):
     m = np.isin(lab, [c[1] for c in keep])
     ys, xs = np.nonzero(m)
     crop = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    if crop.shape[0] < 0.1 * hh:                     # too small to be the middle glyph
+    if not min_h * hh <= crop.shape[0] <= max_h * hh:    # too small (or big) to be the glyph
         return None
     r = float(np.median(red[y0:y1, x0:x1][m]))
     b = float(np.median(blue[y0:y1, x0:x1][m]))
@@ -136,9 +161,12 @@ def _views(card: np.ndarray, rng: np.random.Generator):
         yield np.ascontiguousarray(v[::-1, ::-1])
 
 
-@functools.lru_cache(maxsize=1)
-def prototypes(styles_per_family: int = 10, seed: int = 24) -> tuple[np.ndarray, np.ndarray]:
-    """(features, shape labels) drawn from the TUNED STACKS styles only (a few seconds)."""
+@functools.lru_cache(maxsize=2)
+def prototypes(styles_per_family: int = 10, seed: int = 24,
+               part: str = "middle") -> tuple[np.ndarray, np.ndarray]:
+    """(features, shape labels) drawn from the TUNED STACKS styles only (a few seconds): of
+    the middle glyph, or (``part="index"``, session eleven) of the corner index."""
+    parts_of = {"middle": glyph_parts, "index": index_parts}[part]
     rng = np.random.default_rng(seed)
     feats, labels = [], []
     for fam in STACKS_TUNED:
@@ -149,7 +177,7 @@ def prototypes(styles_per_family: int = 10, seed: int = 24) -> tuple[np.ndarray,
                     continue                     # the same glyph as the red card
                 card = stacks_card_image(code, st, 210)[..., :3]
                 for v in _views(card, rng):
-                    parts = glyph_parts(v)
+                    parts = parts_of(v)
                     if parts is None:
                         continue
                     feats.append(glyph_feature(parts[0]))
@@ -157,19 +185,59 @@ def prototypes(styles_per_family: int = 10, seed: int = 24) -> tuple[np.ndarray,
     return np.float32(feats), np.array(labels)
 
 
-def read_stacks_straight(card: np.ndarray) -> StacksReading:
-    """Read a straightened STACKS card (``W`` x ``H``)."""
-    parts = glyph_parts(card)
-    if parts is None:
-        return StacksReading(None, reason="no glyph in the middle of the card")
-    crop, r, b = parts
-    P, L = prototypes()
+def _classify(crop: np.ndarray, part: str = "middle") -> list[tuple[str, float]]:
+    """Each glyph's best cosine with ``crop``, best first."""
+    P, L = prototypes(part=part)
     sims = P @ glyph_feature(crop)
     best: dict[str, float] = {}
     for s, lab in zip(sims, L):
         if s > best.get(lab, -2):
             best[lab] = float(s)
-    order = sorted(best.items(), key=lambda kv: -kv[1])
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def _card_code(shape: str, colour: str) -> tuple[str | None, str]:
+    """(the card of a glyph in an ink colour, or None; why not)."""
+    if shape in ("1", "2", "3", "4", "5", "W"):
+        if not colour:
+            return None, f"a {shape} in a dark ink: a number or a wild is red or blue"
+        return colour + shape, ""
+    if colour:
+        return None, f"a special card ({shape}) in a {'red' if colour == 'R' else 'blue'} ink"
+    return shape, ""
+
+
+def read_stacks_straight(card: np.ndarray) -> StacksReading:
+    """Read a straightened STACKS card (``W`` x ``H``): its middle glyph, or (session
+    eleven, ``INDEX``) when that does not name it, its corner indices; a card the middle
+    names while an index surely reads another glyph (the middle's glyph half under
+    fingers) is unknown."""
+    norm = _normalised(card)
+    out = _read_middle(card, norm)
+    if not INDEX:
+        return out
+    corners = _read_corners(card, norm)
+    if out.code is not None:
+        other = [sh for sh, sc, mg, _ in corners if sh != out.shape
+                 and sc >= MIN_SCORE and mg >= MIN_MARGIN]
+        if other:
+            out.reason = f"the middle reads {out.code}, an index {other[0]}"
+            out.code = None
+        return out
+    code, why = _index_decision(corners, out)
+    if code is not None:
+        out.code, out.way = code, "index"
+    else:
+        out.reason += f"; {why}"
+    return out
+
+
+def _read_middle(card: np.ndarray, norm) -> StacksReading:
+    parts = glyph_parts(card, norm)
+    if parts is None:
+        return StacksReading(None, reason="no glyph in the middle of the card")
+    crop, r, b = parts
+    order = _classify(crop)
     shape, score = order[0]
     margin = score - order[1][1]
     if r >= MIN_COLOUR and r > b:
@@ -188,17 +256,58 @@ def read_stacks_straight(card: np.ndarray) -> StacksReading:
     if colour is None:
         out.reason = f"the ink is neither surely red, blue nor dark (red {r:.2f}, blue {b:.2f})"
         return out
-    if shape in ("1", "2", "3", "4", "5", "W"):
-        if not colour:
-            out.reason = f"a {shape} in a dark ink: a number or a wild is red or blue"
-            return out
-        out.code = colour + shape
-    else:
-        if colour:
-            out.reason = f"a special card ({shape}) in a {'red' if colour == 'R' else 'blue'} ink"
-            return out
-        out.code = shape
+    out.code, out.reason = _card_code(shape, colour)
     return out
+
+
+def _index_colour(r: float, b: float) -> str | None:
+    """The colour of an index's ink (thin strokes: paler than the middle's): "R", "B", ""
+    (dark) or None (unsure)."""
+    if r >= MIN_COLOUR and b < 0:
+        return "R"
+    if b >= INDEX_BLUE and r < -INDEX_NOT_RED:
+        return "B"
+    if -INDEX_NOT_RED <= r < MAX_NEUTRAL and b < INDEX_DARK_BLUE:
+        return ""
+    return None
+
+
+def _read_corners(card: np.ndarray, norm) -> list[tuple[str, float, float, str | None]]:
+    """The indices in the two opposite corners: (glyph, score, margin, ink colour) of each
+    found (:func:`index_parts`; the other corner is the top-left one of the card turned
+    round)."""
+    turned = tuple(np.ascontiguousarray(a[::-1, ::-1]) for a in norm)
+    out = []
+    for n in (norm, turned):
+        parts = index_parts(card, n)
+        if parts is None:
+            continue
+        crop, r, b = parts
+        order = _classify(crop, "index")
+        out.append((order[0][0], order[0][1], order[0][1] - order[1][1], _index_colour(r, b)))
+    return out
+
+
+def _index_decision(corners, middle: StacksReading) -> tuple[str | None, str]:
+    """(the card named by the corner indices, or None; why not). Named when a corner's
+    index is sure (``MIN_SCORE``, ``MIN_MARGIN``) in an ink that fits it, the other corner
+    does not read another glyph (``INDEX_OTHER``), and the middle, if a glyph was found
+    there, does not read another one (``INDEX_OTHER``)."""
+    sure = set()
+    for shape, score, margin, colour in corners:
+        if score >= MIN_SCORE and margin >= MIN_MARGIN and colour is not None:
+            code, _ = _card_code(shape, colour)
+            if code:
+                sure.add((code, shape))
+    if len(sure) != 1:
+        return None, ("no index read surely" if not sure else
+                      "the indices read " + " and ".join(sorted(c for c, _ in sure)))
+    code, shape = sure.pop()
+    if any(sh != shape and sc >= INDEX_OTHER for sh, sc, _, _ in corners):
+        return None, f"the other index is not {code}"
+    if middle.shape is not None and middle.shape != shape and middle.score >= INDEX_OTHER:
+        return None, f"the index reads {code}, the middle {middle.shape}"
+    return code, ""
 
 
 def read_stacks_pile(after: np.ndarray, before: np.ndarray,
