@@ -218,11 +218,15 @@ class CameraStacks:
     def _seen_again(c, cards: list) -> bool:
         """(session eleven) The pile's top read again where it lay, the same card before and
         after (a hand that rested on it gone: the corner indices read a card under a hand),
-        not a card laid on it: nothing to do."""
+        not a card laid on it: nothing to do. (Session twelve) Only when the card after is
+        named by its middle glyph (the hand gone from it): named by a corner index alone, it
+        may be a card below whose index shows beside a new card alike it (a wild laid on a
+        wild of its colour, the new one's middle not read): a card laid."""
         from vision.cards.stacks_table import same_place
 
         laid, taken = c.laid, c.taken
         return bool(cards) and laid.code is not None and laid.code == taken.code == cards[-1] \
+            and getattr(laid, "way", "middle") == "middle" \
             and same_place((laid.quad, getattr(laid, "width", 1)),
                            (taken.quad, getattr(taken, "width", 1)))
 

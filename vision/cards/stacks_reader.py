@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .reader import W, H, _new_card_quads, _same_quad, pile_line_candidates, read_agreed
+from .reader import W, H, _edge_score, _new_card_quads, _same_quad, pile_line_candidates, \
+    straighten
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -326,11 +327,46 @@ def read_stacks_pile(after: np.ndarray, before: np.ndarray,
         for q in pile_line_candidates(after, before, card_px):
             if not any(_same_quad(q, o, 0.015 * card_px) for o in quads):
                 quads.append(q)
-    return read_agreed(after, quads, read_stacks_straight, StacksReading)
+    return _agreed(after, before, quads)
 
 
 #: also read the rectangles built on the new straight edges (``reader.pile_line_candidates``)
 LINES = True
+#: (session twelve) rectangles that name different cards: those that read the same card in
+#: the picture before (a card below whose corner index shows beside the new card) are left
+#: out, and the others named when they agree
+BELOW = True
+
+
+def _agreed(after: np.ndarray, before: np.ndarray | None, quads) -> StacksReading:
+    """Each rectangle of ``quads`` straightened and read; the card named only when the ones
+    read surely agree (as :func:`vision.cards.reader.read_agreed`), else unknown saying why;
+    with none read surely, the reading of the rectangle most like a card. When they name
+    different cards (``BELOW``), a rectangle that reads the same card in the picture before
+    is a card below seen beside the new one (its corner index shows): left out, and the
+    others named when they agree. The reading given back is one read by its middle glyph
+    when one is (``way`` "index" only when no rectangle's middle names the card)."""
+    if not quads:
+        return StacksReading(None, reason="no new card found")
+    reads = []
+    for q in quads:
+        r = read_stacks_straight(straighten(after, q))
+        r.quad = q
+        reads.append(r)
+    known = [r for r in reads if r.code]
+    if not known:
+        return max(reads, key=lambda r: _edge_score(after, r.quad))
+    codes = {r.code for r in known}
+    if len(codes) > 1 and BELOW and before is not None:
+        new = [r for r in known
+               if read_stacks_straight(straighten(before, r.quad)).code != r.code]
+        if new and len({r.code for r in new}) == 1:
+            known, codes = new, {new[0].code}
+    if len(codes) > 1:
+        return StacksReading(None, quad=known[0].quad,
+                             reason="the card's outline is doubtful: it reads "
+                                    + " or ".join(sorted(codes)))
+    return next((r for r in known if r.way == "middle"), known[0])
 
 
 
