@@ -406,10 +406,9 @@ def main(argv=None) -> int:
     ap.add_argument("--opacity", type=float, default=0.3, metavar="CHANCE",
                     help="the chance that a board's chips of one colour let the print show "
                          "through (chip_opacity; default 0.3)")
-    ap.add_argument("--init-seed", type=int, default=2, metavar="N",
+    ap.add_argument("--init-seed", type=int, default=None, metavar="N",
                     help="the seed of the network's first weights and of the batches' order "
-                         "(default 2, the shipped network's): another network trained apart "
-                         "on the same data")
+                         "(default: --seed): a second network trained apart on the same data")
     ap.add_argument("--batch", type=int, default=16, help="boards a batch (default 16)")
     ap.add_argument("--lr", type=float, default=3e-3, help="the largest learning rate "
                     "(default 0.003)")
@@ -447,7 +446,7 @@ def main(argv=None) -> int:
         data = without_families(data, args.seed, fams)
         progress(f"left out the scenes of {', '.join(fams)}: {len(data['y']) // 800} "
                  "scenes kept")
-    model = train(data, args.init_seed, args.epochs, progress, widths, args.shift_aug, args.batch,
+    model = train(data, args.seed if args.init_seed is None else args.init_seed, args.epochs, progress, widths, args.shift_aug, args.batch,
                   args.lr, args.whole, args.shades, args.camera_hue, args.opacity)
     export(model, args.out)
     training.saved(model, args.out)
