@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .spacenet import BOARD_PATH, CHANNELS, CLASSES, SIDE
-from .train_spaces import make_data, shift_augment
+from .train_spaces import hue_sat, make_data, shift_augment
 
 ROWS = COLS = 10          # the classic board's spaces (the data are classic boards)
 WIDTHS = (24, 32, 32, 48, 64, 96)
@@ -110,21 +110,6 @@ def board_to_tiles(board: np.ndarray, rows: int, cols: int) -> np.ndarray:
                                 .reshape(rows * cols, ch, s, s))
 
 
-def _hue_sat(img: np.ndarray, turn: np.ndarray, sat: np.ndarray) -> np.ndarray:
-    """(n, h, w, 3) BGR 0..255 floats with each picture's saturated colours turned by
-    ``turn`` degrees and its saturation scaled by ``sat`` (grey and paper stay)."""
-    import cv2
-    n, h, w, _ = img.shape
-    hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
-                       cv2.COLOR_BGR2HSV_FULL).astype(np.float32).reshape(n, h, w, 3)
-    t = turn[:, None, None] / 360.0 * 256.0 * np.clip((hsv[..., 1] - 40.0) / 60.0, 0, 1)
-    hsv[..., 0] = np.mod(hsv[..., 0] + t, 256.0)
-    hsv[..., 1] = np.clip(hsv[..., 1] * sat[:, None, None], 0, 255)
-    out = cv2.cvtColor(np.clip(hsv + 0.5, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
-                       cv2.COLOR_HSV2BGR_FULL)
-    return out.reshape(n, h, w, 3).astype(np.float32)
-
-
 def chip_shades(tiles: np.ndarray, labels: np.ndarray, gen: np.random.Generator,
                 share: float) -> np.ndarray:
     """One board's chips of each colour given another shade, the same for every chip of
@@ -141,7 +126,7 @@ def chip_shades(tiles: np.ndarray, labels: np.ndarray, gen: np.random.Generator,
         img = (tiles[idx, 0:3].transpose(0, 2, 3, 1) + 1.0) * 127.5
         turn = np.full(len(idx), gen.uniform(-25, 25))
         sat = np.full(len(idx), np.exp(gen.uniform(np.log(0.55), np.log(1.4))))
-        img = _hue_sat(img, turn, sat) * float(gen.uniform(0.85, 1.15))
+        img = hue_sat(img, turn, sat) * float(gen.uniform(0.85, 1.15))
         tiles[idx, 0:3] = (np.clip(img, 0, 255) / 127.5 - 1.0).transpose(0, 3, 1, 2)
     return tiles
 
@@ -195,7 +180,7 @@ def batch_inputs(x, ref, idx, gen: np.random.Generator, train: bool, shift: floa
             turn = np.full(2, gen.uniform(-20, 20))
             sat = np.full(2, np.exp(gen.uniform(np.log(0.7), np.log(1.3))))
             pics = (out[i, 0:6].reshape(2, 3, ROWS * SIDE, COLS * SIDE).transpose(0, 2, 3, 1) + 1.0)
-            pics = _hue_sat(pics * 127.5, turn, sat)
+            pics = hue_sat(pics * 127.5, turn, sat)
             out[i, 0:6] = (pics / 127.5 - 1.0).transpose(0, 3, 1, 2).reshape(6, ROWS * SIDE,
                                                                              COLS * SIDE)
     # the light of the whole board off by a little in strength and colour, and a gradient

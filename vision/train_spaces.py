@@ -364,6 +364,21 @@ def augment(xb, gen: np.random.Generator, strong: bool = True):
 SHIFT_AUG = 0.0     # --shift-aug: the share of spaces changed by shift_augment (0: none)
 
 
+def hue_sat(img: np.ndarray, turn: np.ndarray, sat: np.ndarray) -> np.ndarray:
+    """(n, h, w, 3) BGR 0..255 floats with each picture's saturated colours turned by
+    ``turn`` degrees and its saturation scaled by ``sat`` (grey and paper stay)."""
+    import cv2
+    n, h, w, _ = img.shape
+    hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
+                       cv2.COLOR_BGR2HSV_FULL).astype(np.float32).reshape(n, h, w, 3)
+    t = turn[:, None, None] / 360.0 * 256.0 * np.clip((hsv[..., 1] - 40.0) / 60.0, 0, 1)
+    hsv[..., 0] = np.mod(hsv[..., 0] + t, 256.0)
+    hsv[..., 1] = np.clip(hsv[..., 1] * sat[:, None, None], 0, 255)
+    out = cv2.cvtColor(np.clip(hsv + 0.5, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
+                       cv2.COLOR_HSV2BGR_FULL)
+    return out.reshape(n, h, w, 3).astype(np.float32)
+
+
 def shift_augment(xb, gen: np.random.Generator, share: float):
     """Changes of the picture the renderer never draws, made on the cached, light-normalised
     crops of a batch (``xb``, numpy (n, 7, 16, 16), -1..1, changed in place and returned;
@@ -386,17 +401,6 @@ def shift_augment(xb, gen: np.random.Generator, share: float):
     # as 8-bit BGR images: the space (16 x 16) and its reference (8 x 8, as given)
     cur = np.clip((xb[pick, 0:3].transpose(0, 2, 3, 1) + 1.0) * 127.5, 0, 255)
     ref = np.clip((xb[pick, 3:6, ::2, ::2].transpose(0, 2, 3, 1) + 1.0) * 127.5, 0, 255)
-
-    def hue_sat(img, turn, sat):
-        n, h, w, _ = img.shape
-        hsv = cv2.cvtColor(img.astype(np.uint8).reshape(n * h, w, 3),
-                           cv2.COLOR_BGR2HSV_FULL).astype(np.float32).reshape(n, h, w, 3)
-        t = turn[:, None, None] / 360.0 * 256.0 * np.clip((hsv[..., 1] - 40.0) / 60.0, 0, 1)
-        hsv[..., 0] = np.mod(hsv[..., 0] + t, 256.0)
-        hsv[..., 1] = np.clip(hsv[..., 1] * sat[:, None, None], 0, 255)
-        out = cv2.cvtColor(np.clip(hsv + 0.5, 0, 255).astype(np.uint8).reshape(n * h, w, 3),
-                           cv2.COLOR_HSV2BGR_FULL)
-        return out.reshape(n, h, w, 3).astype(np.float32)
 
     turn = np.where(gen.random(k) < 0.5, gen.uniform(-30, 30, k), 0.0)
     sat = np.where(gen.random(k) < 0.5, np.exp(gen.uniform(np.log(0.5), np.log(1.7), k)), 1.0)

@@ -13,13 +13,23 @@ import pytest
 
 from engine.game import builtin_layout
 from engine.observation import Observation, SpaceState
+from tests.vision.test_combine import _read
 from vision.calibration import calibrate
 from vision.classify import calibrated_keywords, classify_learned, features
 from vision.locate import straighten
 from vision.looks import look_conditions, parse_look
 from vision.reader import COMBINE, BoardReader
-from vision.spacenet import (BOARD_PATHS, CLASSES, MODEL_PATH, BoardNet, ModelError, SpaceNet,
-                             load_model, shared_model, space_inputs)
+from vision.spacenet import (
+    BOARD_PATHS,
+    CLASSES,
+    MODEL_PATH,
+    BoardNet,
+    ModelError,
+    SpaceNet,
+    load_model,
+    shared_model,
+    space_inputs,
+)
 from vision.synth import random_board, render
 
 LAYOUT = builtin_layout("classic")
@@ -105,16 +115,7 @@ def test_a_travel_board_of_seven_rows_is_read_by_the_same_network():
 
 def _rule(model: dict, feature_state: SpaceState) -> SpaceState:
     """One space (in a row of four, no covers) read by COMBINE["board"]."""
-    p = np.full(len(CLASSES), 1e-4)
-    for s, v in model.items():
-        p[CLASSES.index(s)] = v
-    p /= p.sum()
-    probs = np.tile(np.eye(len(CLASSES))[0] * 0.999 + 0.0002, (4, 1))
-    probs[1] = p
-    states, _, _ = classify_learned(probs, ([E, feature_state, E, E], np.ones(4),
-                                            np.zeros(4, bool)), 4, *COMBINE["board"],
-                                    **calibrated_keywords(True))
-    return states[1]
+    return _read(model, feature_state, "board")
 
 
 def test_board_rule_the_network_stands_from_90_percent_and_from_60_where_the_features_agree():

@@ -21,7 +21,8 @@ E, B, G, R, W, U = (SpaceState.EMPTY, SpaceState.BLUE, SpaceState.GREEN, SpaceSt
 
 def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> SpaceState:
     """One space (in a row of four: no covers nearby) read calibrated (as the reader does)
-    from the model's probabilities ``model`` ({state: p}) and the features' state."""
+    from the model's probabilities ``model`` ({state: p}) and the features' state; ``how``:
+    the rule of COMBINE ("board": the board network's, with its calibrated keywords)."""
     p = np.full(len(CLASSES), 1e-4)
     for s, v in model.items():
         p[CLASSES.index(s)] = v
@@ -31,7 +32,8 @@ def _read(model: dict, feature_state: SpaceState, how: str = "calibrated") -> Sp
     fs = [E, feature_state, E, E]
     states, _, _ = classify_learned(probs, (fs, np.ones(4), np.zeros(4, bool)), 4,
                                     *COMBINE[how],
-                                    **(calibrated_keywords() if how == "calibrated" else {}))
+                                    **(calibrated_keywords(how == "board")
+                                       if how in ("calibrated", "board") else {}))
     assert states[0] is E and states[2] is E
     return states[1]
 
