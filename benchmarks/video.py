@@ -40,6 +40,7 @@ and its moves compared with the true game's:
     python benchmarks/video.py --quick        # one short game (what the test suite runs)
     python benchmarks/video.py --keep DIR     # keep the frames, records and configs in DIR
     python benchmarks/video.py --looks plain  # the project's own look (the old films)
+    python benchmarks/video.py --looks tuned --seed 5 --games 10  # development films
     python benchmarks/video.py --only 4,7     # games 4 and 7 of the 10 alone (the same films)
     python benchmarks/video.py --keep DIR --reuse   # the films kept in DIR, refereed again
 
@@ -312,9 +313,13 @@ def score(film: Film, record: Path) -> dict:
 def game_look(seed: int, g: int, looks: str) -> Look | None:
     """The look game ``g`` is filmed in: None (``plain``: the project's own look), or a look
     drawn from the held-out families (``heldout``; every other game's hands a held-out hand
-    family: grey sleeves, or fingers holding a chip, blurred more often)."""
+    family: grey sleeves, or fingers holding a chip, blurred more often), or from the tuned
+    families only (``tuned``: development films)."""
     if looks == "plain":
         return None
+    if looks == "tuned":
+        # development films: tuned families only, never the held-out ones
+        return draw_look(np.random.default_rng([seed, g, 19]), "tuned")
     look = draw_look(np.random.default_rng([seed, g, 19]), "heldout")
     if g % 2 == 0:
         look = replace(look, hand=HELD_OUT["hand"][(g // 2) % len(HELD_OUT["hand"])])
@@ -397,9 +402,11 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true",
                     help="one short game (10 to 12 moves, one hidden) at a small size")
     ap.add_argument("--keep", metavar="DIR", help="keep frames, configs and records in DIR")
-    ap.add_argument("--looks", choices=("heldout", "plain"), default="heldout",
+    ap.add_argument("--looks", choices=("heldout", "plain", "tuned"), default="heldout",
                     help="heldout (default): each game in a look drawn from the held-out "
-                         "families of vision/looks.py; plain: the project's own look")
+                         "families of vision/looks.py; plain: the project's own look; "
+                         "tuned: looks of the tuned families only (development films, to "
+                         "choose with; use another --seed than the held-out runs)")
     ap.add_argument("--only", metavar="N,N", default="",
                     help="film and referee only these games of the --games (numbered from 1, "
                          "as in the table), e.g. --only 4,7: the same films as in a full run")

@@ -167,15 +167,19 @@ class BoardNet:
 
     def log_probabilities(self, board: np.ndarray, k: int = 0) -> np.ndarray:
         """Pass ``k`` over one board (1, 7, H, W): the network ``k`` mod their number reads
-        the board turned ``k`` quarters; (rows*cols, 6) log-probabilities in the board's
+        the board turned ``k`` quarters, mirrored left to right for ``k`` 4 to 7 (training
+        turned and mirrored every board); (rows*cols, 6) log-probabilities in the board's
         own order."""
         net = self.nets[k % len(self.nets)]
-        turn = k % 4
-        net.setInput(np.ascontiguousarray(np.rot90(board, turn, axes=(2, 3)) if turn else board,
+        turn, mirror = k % 4, (k // 4) % 2
+        seen = board[..., ::-1] if mirror else board
+        net.setInput(np.ascontiguousarray(np.rot90(seen, turn, axes=(2, 3)) if turn else seen,
                                           np.float32))
         logits = net.forward()[0]
         if turn:
             logits = np.rot90(logits, -turn, axes=(1, 2))
+        if mirror:
+            logits = logits[..., ::-1]
         lp = logits.reshape(len(CLASSES), -1).T
         lp = lp - lp.max(axis=1, keepdims=True)
         return lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
@@ -210,8 +214,8 @@ def second_opinion(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray, bel
     model nothing is disputed."""
     disputed = np.zeros(len(probs), bool)
     if getattr(model, "board", False):
-        # the board network reads the whole board again, turned, when any space is unsure
-        if (probs.max(axis=1) < below).any() and BOARD_PASSES > 1:
+        # the board network reads the whole board again, mirrored, when any space is unsure
+        if (probs.max(axis=1) < below).any() and len(BOARD_VIEWS) > 1:
             return _combined_turns(model, inputs, probs), disputed
         return probs, disputed
     sure = probs.max(axis=1)
@@ -236,20 +240,21 @@ def second_opinion(model: "SpaceNet", inputs: np.ndarray, probs: np.ndarray, bel
     return out, disputed
 
 
-#: the board network's second look: the whole board read in this many passes in all when a
-#: space is unsure (1: never), each pass turned another quarter (and by the next network
-#: where several are given)
-BOARD_PASSES = 2
+#: the board network's second look: when a space is unsure, the whole board read again in
+#: these views (the first, 0, is the reading as it lies): view k is the board turned k
+#: quarters, mirrored left to right for k 4 to 7 (BoardNet.log_probabilities), and the
+#: next network where several are given
+BOARD_VIEWS = (0, 4)
 
 
 def _combined_turns(model, inputs, probs):
-    """``probs`` (the board read as it lies) with the board read again in the other passes
-    (:data:`BOARD_PASSES` readings in all): their geometric mean."""
+    """``probs`` (the board read as it lies) with the board read again in the other views
+    (:data:`BOARD_VIEWS`): the geometric mean of the readings."""
     board = model.board_of(inputs)
     total = np.log(probs + 1e-7)
-    for k in range(1, BOARD_PASSES):
+    for k in BOARD_VIEWS[1:]:
         total = total + model.log_probabilities(board, k)
-    return _normal(total / BOARD_PASSES)
+    return _normal(total / len(BOARD_VIEWS))
 
 
 def _normal(logp: np.ndarray) -> np.ndarray:
