@@ -420,7 +420,7 @@ def test_a_picture_card_half_under_fingers_is_read_once_clear_cards_show_the_pri
         printing):
     """Fingers over the right half of the picture: before any card is read in the game,
     too little shows for the masked match to tell the card surely (unknown, never another
-    card). Once three clear cards have been named, the reader knows where this printing
+    card). Once clear cards have been named (two), the reader knows where this printing
     lays its picture and how big (session thirteen): each board picture is put there and
     compared over what shows, and half of these cards are named, none wrong."""
     refs = fresh(printing)

@@ -85,7 +85,7 @@ COVER_TOL = 0.12           # a side seen on both ends: the box's size within thi
 #: LAYOUT_SPREAD); a picture under a hand is then matched where each reference's picture
 #: must lie, either end up, at LAYOUT_SCALES of its size and shifts of LAYOUT_SHIFT
 LAYOUT = True
-LAYOUT_MIN = 3
+LAYOUT_MIN = 2
 LAYOUT_KEEP = 15
 LAYOUT_SPREAD = 0.06
 LAYOUT_LEARN = 0.9
@@ -96,7 +96,7 @@ LAYOUT_SLACK = 0.02        # ... its score there this near its best
 LAYOUT_SCORE = 0.80        # its bars
 LAYOUT_MARGIN = 0.15
 LAYOUT_IOU = 0.5           # ... and the inks' overlap where it shows
-LAYOUT_INK = 0.5           # the part of a reference's ink that must show to name it
+LAYOUT_INK = 0.4           # the part of a reference's ink that must show to name it
 LAYOUT_OUTSIDE = 4         # ink that shows this far outside a reference's box: not it
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
@@ -497,11 +497,12 @@ def _crop_mask(m: np.ndarray, box, pad, size) -> np.ndarray:
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
 
 
-def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
+def covered_scores(pic: CoveredPicture, refs: "JewishReferences", only=None) -> dict:
     """Each reference card's best masked correlation with a partly covered picture: over
     the boxes its shape allows (:meth:`CoveredPicture.boxes`) and shifts of up to
     ``COVER_SHIFT`` pixels, only where the card shows (a box less than ``MIN_VISIBLE``
-    uncovered is not compared): code -> score."""
+    uncovered is not compared): code -> score. ``only``: which rows of
+    :meth:`JewishReferences.views` are compared (default every one)."""
     codes, aspects, _ = refs.views()
     flat = refs.crops()
     if not len(codes):
@@ -509,6 +510,8 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     best = np.full(len(codes), -1.0, np.float32)
     bins = np.round(aspects / 0.05).astype(int)
     barred = refs.barred()
+    if only is not None:
+        barred = barred | ~only
     n = 2 * COVER_SHIFT + 1
     for b in np.unique(bins[~barred]):
         idx = np.nonzero((bins == b) & ~barred)[0]
@@ -882,7 +885,8 @@ def scores(card: np.ndarray, refs: JewishReferences, got=None, rows: dict | None
         lay = refs.layout() if LAYOUT else None
         if lay is None:
             return covered_scores(got, refs)
-        out = {c: v for c, v in covered_scores(got, refs).items() if c in WORDS}
+        codes = refs.views()[0]
+        out = covered_scores(got, refs, np.isin(codes, WORDS))      # the word cards
         out.update(layout_scores(got, refs, lay, shown))
         if shown is not None:
             shown.update({c: v for c, v in out.items() if c in WORDS})
