@@ -19,7 +19,9 @@ and small shifts (a word's wide box in a wide layout, not squeezed square), upri
 upside down (:data:`TURNS`; a quarter turn only for the two quarters a printing may turn,
 once the game has shown the board is not calibrated a quarter turn off). A hand or sleeve
 reaching in over the card (:func:`_cover`) is left out: the picture's box is searched from
-its uncovered sides and compared over the uncovered pixels only (:func:`covered_scores`).
+its uncovered sides and compared over the uncovered pixels only (:func:`covered_scores`);
+once the game has named clear cards, each board picture is put where this printing lays
+its picture on the card instead (:meth:`JewishReferences.layout`, :func:`layout_scores`).
 A card is named only when its best score clears :data:`MIN_SCORE` and beats the best of
 any other card by :data:`MIN_MARGIN` (or the other bars below; chosen on tuned looks,
 ``benchmarks/jewish_cards.py --split tuned``); anything else is unknown, never a guess.
@@ -550,6 +552,12 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences", only=None) -> 
     return out
 
 
+def _inked(v: np.ndarray) -> np.ndarray:
+    """Which pixels of paper-normalised rows ``v`` (k, n, 3) are ink (by ``INK``)."""
+    d = np.abs(v - 1.0)
+    return np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) > INK
+
+
 def _turned_geometry(shape, box, k: int) -> tuple:
     """A reference box's (centre across, centre down, width, height) in its picture turned
     ``k`` quarters (as :func:`np.rot90`), the centre from the picture's centre."""
@@ -578,6 +586,8 @@ def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dic
     c = LAYOUT_SHIFT
     n = 2 * c + 1
     vx0, vy0, vx1, vy1 = pic.box
+    # the picture and where it shows, warped together (one call a box)
+    both = np.dstack([pic.seen, pic.visible.astype(np.float32)])
     groups: dict = {}
     for i in np.nonzero(ok)[0]:
         dx, dy, bw, bh = (float(v) for v in geo[i])
@@ -596,11 +606,17 @@ def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dic
                     continue
                 box = (cx - hw, cy - hh, cx + hw, cy + hh)
                 g = groups.setdefault((w, h), ([], [], []))
-                g[0].extend(_windows(_crop(pic.seen, box, pad, size), w, h, n))
-                g[1].extend(_windows(_crop_mask(pic.visible, box, pad, size), w, h, n))
+                cut = cv2.warpAffine(both, _box_to_square(box, pad, size), size,
+                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(1.0, 1.0, 1.0, 0.0))
+                g[0].extend(_windows(cut[..., :3], w, h, n))
+                g[1].extend(_windows(cut[..., 3], w, h, n))
                 g[2].extend([i] * (n * n))
     best = np.full(len(codes), -1.0, np.float32)
     seen = np.full(len(codes), -1.0, np.float32)
+    if getattr(refs, "_inks", None) is None or len(refs._inks) != len(flat):
+        refs._inks = _inked(flat)          # the references' ink, once
+    inks = refs._inks
     for (w, h), (xs, ws, rows) in groups.items():
         Wt = (np.stack(ws).reshape(len(ws), w * h) > 0.5).astype(np.float32)
         keep = Wt.mean(axis=1) >= LAYOUT_VISIBLE
@@ -610,22 +626,26 @@ def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dic
         X = np.stack(xs)[keep].reshape(len(Wt), w * h, 3)
         rows = np.asarray(rows)[keep]
         R = flat[rows]
-        sw = np.maximum(Wt.sum(axis=1), 1)[:, None, None]
-        wk = Wt[..., None]
-        xc = (X - (wk * X).sum(axis=1, keepdims=True) / sw) * wk
-        rc = (R - (wk * R).sum(axis=1, keepdims=True) / sw) * wk
-        num = (xc * rc).sum(axis=(1, 2))
-        den = np.sqrt((xc * xc).sum(axis=(1, 2)) * (rc * rc).sum(axis=(1, 2))) + 1e-6
-        sc = num / den
+        # correlation over the visible pixels (weights 0 or 1), by sums: each window
+        # against its own reference
+        sw = np.maximum(Wt.sum(axis=1), 1)
+        WX = Wt[..., None] * X
+        sx = WX.sum(axis=1)
+        sr = np.einsum("np,npc->nc", Wt, R)
+        num = np.einsum("npc,npc->n", WX, R) - (sx * sr).sum(axis=1) / sw
+        vx = np.einsum("npc,npc->n", WX, X) - (sx * sx).sum(axis=1) / sw
+        vr = np.einsum("np,npc->n", Wt, R * R) - (sr * sr).sum(axis=1) / sw
+        sc = num / (np.sqrt(np.maximum(vx, 0) * np.maximum(vr, 0)) + 1e-6)
         np.maximum.at(best, rows, sc)
         # the reference's own ink that shows: a card is named only from a window where
         # enough of it does (a shape or two under the hand, not all but a rim)
-        ink = np.abs(R - 1.0).max(axis=2) > INK
-        part = (ink * Wt).sum(axis=1) / np.maximum(ink.sum(axis=1), 1)
-        # ... and where it shows, the card's ink lies where the reference's does
-        mine = np.abs(X - 1.0).max(axis=2) > INK
+        ink = inks[rows]
         vis = Wt > 0
-        iou = (ink & mine & vis).sum(axis=1) / np.maximum(((ink | mine) & vis).sum(axis=1), 1)
+        part = np.count_nonzero(ink & vis, axis=1) / np.maximum(np.count_nonzero(ink, axis=1), 1)
+        # ... and where it shows, the card's ink lies where the reference's does
+        mine = _inked(X)
+        iou = np.count_nonzero(ink & mine & vis, axis=1) / np.maximum(
+            np.count_nonzero((ink | mine) & vis, axis=1), 1)
         ok = (part >= LAYOUT_INK) & (iou >= LAYOUT_IOU)
         np.maximum.at(seen, rows, np.where(ok, sc, -1.0))
     out: dict = {}
