@@ -405,3 +405,72 @@ def test_a_word_card_with_fingers_over_its_corner_is_still_read(printing):
         over = fingers_over(after, (x0, y0, x1 + 0.45 * (x1 - x0), y1), 0.2)
         r = read_jewish_pile(over, before, 170, printing.refs)
         assert r.code == name, (name, r.best, r.score, r.margin, r.reason)
+
+
+CLEAR = ("LION", "GRAPES", "HARP", "OIL")
+
+
+def fresh(printing):
+    """The printing's references as kept at calibration, nothing learned from a game yet."""
+    r = printing.refs
+    return JewishReferences(r.codes, r.pictures, r.turned)
+
+
+def test_a_picture_card_half_under_fingers_is_read_once_clear_cards_show_the_printing_s_layout(
+        printing):
+    """Fingers over the right half of the picture: before any card is read in the game,
+    too little shows for the masked match to tell the card surely (unknown, never another
+    card). Once clear cards have been named (two), the reader knows where this printing
+    lays its picture and how big (session thirteen): each board picture is put there and
+    compared over what shows, and half of these cards are named, none wrong."""
+    refs = fresh(printing)
+    for k, name in enumerate(SOME):
+        before, after = pile(printing, name, seed=20 + k)
+        r = read_jewish_pile(fingers_over(after, picture_span(printing, name), 0.5), before,
+                             170, refs)
+        assert r.code is None, (name, r.code, r.score, r.margin)
+    assert refs.layout() is None
+    for k, name in enumerate(CLEAR):               # clear cards laid in the game
+        before, after = pile(printing, name, seed=50 + k)
+        assert read_jewish_pile(after, before, 170, refs).code == name
+    assert refs.layout() is not None
+    got = []
+    for k, name in enumerate(SOME):
+        before, after = pile(printing, name, seed=20 + k)
+        r = read_jewish_pile(fingers_over(after, picture_span(printing, name), 0.5), before,
+                             170, refs)
+        assert r.code in (None, name), (name, r.code, r.score, r.margin)
+        got.append(r.code)
+    assert sum(c is not None for c in got) >= 3, got
+
+
+def test_a_card_mostly_under_fingers_stays_unknown_though_the_layout_is_known(printing):
+    """Fingers over four fifths of the picture, the printing's layout learned: a picture
+    may still fit the rim that shows at its place (a DREIDEL matched 0.95), but too little
+    of any picture's own ink shows to name it: unknown, never a guess."""
+    refs = fresh(printing)
+    for k, name in enumerate(CLEAR):
+        before, after = pile(printing, name, seed=50 + k)
+        read_jewish_pile(after, before, 170, refs)
+    assert refs.layout() is not None
+    for k, name in enumerate(SOME):
+        before, after = pile(printing, name, seed=20 + k)
+        r = read_jewish_pile(fingers_over(after, picture_span(printing, name), 0.8), before,
+                             170, refs)
+        assert r.code is None, (name, r.best, r.score, r.margin)
+
+
+def test_a_sliver_of_a_picture_beside_a_hand_is_not_named_by_the_layout():
+    """A tuned pile (``benchmarks/jewish_cards.py --split tuned --seed 13``, look 13, its
+    eighth view): a GRAGGER under a hand, only the top of one of its circles showing. Put
+    where the printing lays its pictures, a HAMSA's dark square fitted that sliver at 0.86
+    by 0.17 (named wrong) though its pale square, where the card shows paper, was not
+    there: a picture is named by the layout only where the inks lie alike over what shows
+    (``LAYOUT_IOU``). Unknown, the chip waits."""
+    rng = np.random.default_rng([13, 13])
+    table = JewishTable(rng, "tuned")
+    for _ in range(8):                  # the views before it are read, as in a game
+        sc = table.pile(rng)
+        r = read_jewish_pile(sc.after, sc.before, sc.card_px, table.refs)
+    assert sc.code == "GRAGGER" and sc.hand_over_card and table.refs.layout() is not None
+    assert r.code is None, (r.best, r.score, r.margin)

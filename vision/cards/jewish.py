@@ -19,7 +19,9 @@ and small shifts (a word's wide box in a wide layout, not squeezed square), upri
 upside down (:data:`TURNS`; a quarter turn only for the two quarters a printing may turn,
 once the game has shown the board is not calibrated a quarter turn off). A hand or sleeve
 reaching in over the card (:func:`_cover`) is left out: the picture's box is searched from
-its uncovered sides and compared over the uncovered pixels only (:func:`covered_scores`).
+its uncovered sides and compared over the uncovered pixels only (:func:`covered_scores`);
+once the game has named clear cards, each board picture is put where this printing lays
+its picture on the card instead (:meth:`JewishReferences.layout`, :func:`layout_scores`).
 A card is named only when its best score clears :data:`MIN_SCORE` and beats the best of
 any other card by :data:`MIN_MARGIN` (or the other bars below; chosen on tuned looks,
 ``benchmarks/jewish_cards.py --split tuned``); anything else is unknown, never a guess.
@@ -79,6 +81,25 @@ COVER_SHIFT = 1
 COVER_DILATE = 3           # pixels round the cover left out too (its blurred rim)
 COVER_COLOUR = 0.15        # a pixel this near (any colour) a colour entering is the cover
 COVER_TOL = 0.12           # a side seen on both ends: the box's size within this of it
+#: the printing's layout (session thirteen): where a printing lays its picture on the card
+#: and how big, against the board's picture, learned from the clear cards named in the game
+#: (the median of the last LAYOUT_KEEP once LAYOUT_MIN are, their scales within
+#: LAYOUT_SPREAD); a picture under a hand is then matched where each reference's picture
+#: must lie, either end up, at LAYOUT_SCALES of its size and shifts of LAYOUT_SHIFT
+LAYOUT = True
+LAYOUT_MIN = 2
+LAYOUT_KEEP = 15
+LAYOUT_SPREAD = 0.06
+LAYOUT_LEARN = 0.9
+LAYOUT_SCALES = (0.95, 1.0, 1.05)
+LAYOUT_SHIFT = 1
+LAYOUT_VISIBLE = 0.5
+LAYOUT_SLACK = 0.02        # ... its score there this near its best
+LAYOUT_SCORE = 0.80        # its bars
+LAYOUT_MARGIN = 0.15
+LAYOUT_IOU = 0.5           # ... and the inks' overlap where it shows
+LAYOUT_INK = 0.4           # the part of a reference's ink that must show to name it
+LAYOUT_OUTSIDE = 4         # ink that shows this far outside a reference's box: not it
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
 MIN_COVER_SCORE = 0.80
@@ -326,6 +347,11 @@ def _paper_field(card: np.ndarray) -> np.ndarray:
     return np.maximum(field, 2)
 
 
+def _middle_size() -> tuple:
+    """The card's middle's (width, height) in pixels (:func:`_middle`)."""
+    return int(MIDDLE[1] * W) - int(MIDDLE[0] * W), int(MIDDLE[3] * H) - int(MIDDLE[2] * H)
+
+
 def _middle(card: np.ndarray) -> np.ndarray:
     if PAPER_FIELD:
         f = card.astype(np.float32) + 1
@@ -419,7 +445,7 @@ def card_picture(card: np.ndarray):
             c = _crop(mid, box, ((size[0] / sx - 1) / 2, (size[1] / sy - 1) / 2), size)
             out += _windows(c, w, h, 2 * SHIFT + 1)
         patches[(w, h)] = _unit(np.stack(out))
-    return patches, float(aspect), cover is not None
+    return patches, float(aspect), cover is not None, box
 
 
 def _open_sides(box, cover: np.ndarray) -> tuple:
@@ -473,11 +499,12 @@ def _crop_mask(m: np.ndarray, box, pad, size) -> np.ndarray:
                           flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
 
 
-def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
+def covered_scores(pic: CoveredPicture, refs: "JewishReferences", only=None) -> dict:
     """Each reference card's best masked correlation with a partly covered picture: over
     the boxes its shape allows (:meth:`CoveredPicture.boxes`) and shifts of up to
     ``COVER_SHIFT`` pixels, only where the card shows (a box less than ``MIN_VISIBLE``
-    uncovered is not compared): code -> score."""
+    uncovered is not compared): code -> score. ``only``: which rows of
+    :meth:`JewishReferences.views` are compared (default every one)."""
     codes, aspects, _ = refs.views()
     flat = refs.crops()
     if not len(codes):
@@ -485,6 +512,8 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     best = np.full(len(codes), -1.0, np.float32)
     bins = np.round(aspects / 0.05).astype(int)
     barred = refs.barred()
+    if only is not None:
+        barred = barred | ~only
     n = 2 * COVER_SHIFT + 1
     for b in np.unique(bins[~barred]):
         idx = np.nonzero((bins == b) & ~barred)[0]
@@ -520,6 +549,111 @@ def covered_scores(pic: CoveredPicture, refs: "JewishReferences") -> dict:
     for code, s in zip(codes.tolist(), best.tolist()):
         if s > -1.0 and s > out.get(code, -1.0):
             out[code] = s
+    return out
+
+
+def _inked(v: np.ndarray) -> np.ndarray:
+    """Which pixels of paper-normalised rows ``v`` (k, n, 3) are ink (by ``INK``)."""
+    d = np.abs(v - 1.0)
+    return np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2]) > INK
+
+
+def _turned_geometry(shape, box, k: int) -> tuple:
+    """A reference box's (centre across, centre down, width, height) in its picture turned
+    ``k`` quarters (as :func:`np.rot90`), the centre from the picture's centre."""
+    hh, ww = shape[:2]
+    dx, dy = (box[0] + box[2]) / 2 - ww / 2, (box[1] + box[3]) / 2 - hh / 2
+    bw, bh = box[2] - box[0], box[3] - box[1]
+    for _ in range(k % 4):
+        dx, dy, bw, bh = dy, -dx, bh, bw
+    return float(dx), float(dy), float(bw), float(bh)
+
+
+def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dict | None = None
+                  ) -> dict:
+    """Each picture card's best masked correlation with a partly covered picture, each
+    reference's picture put where the printing's layout ``lay`` (:meth:`JewishReferences.
+    layout`) says it lies on the card, either end up, at ``LAYOUT_SCALES`` of its size and
+    shifts of up to ``LAYOUT_SHIFT`` pixels, compared over what shows: code -> score. A
+    reference whose box leaves out ink that shows, or of which less than
+    ``LAYOUT_VISIBLE`` shows, is not compared. The box is not searched from what shows
+    (which let another picture, of a shape like the one that shows, fit it)."""
+    s, ox, oy = lay
+    codes, _, _ = refs.views()
+    flat, geo, shapes = refs.crops(), refs.geometry(), refs.shapes()
+    ok = ~refs.barred() & ~np.isin(codes, WORDS)
+    mh, mw = pic.seen.shape[:2]
+    c = LAYOUT_SHIFT
+    n = 2 * c + 1
+    vx0, vy0, vx1, vy1 = pic.box
+    # the picture and where it shows, warped together (one call a box)
+    both = np.dstack([pic.seen, pic.visible.astype(np.float32)])
+    groups: dict = {}
+    for i in np.nonzero(ok)[0]:
+        dx, dy, bw, bh = (float(v) for v in geo[i])
+        w, h = int(shapes[i]) // 1000, int(shapes[i]) % 1000
+        size = (w + 2 * c, h + 2 * c)
+        pad = ((size[0] * (1 + 2 * REF_PAD) / w - 1) / 2,
+               (size[1] * (1 + 2 * REF_PAD) / h - 1) / 2)
+        for sign in (1, -1):
+            cx, cy = mw / 2 + s * dx + sign * ox, mh / 2 + s * dy + sign * oy
+            for f in LAYOUT_SCALES:
+                hw, hh = s * f * bw / 2, s * f * bh / 2
+                gx = LAYOUT_OUTSIDE + (1 + 2 * REF_PAD) * 2 * hw * c / w
+                gy = LAYOUT_OUTSIDE + (1 + 2 * REF_PAD) * 2 * hh * c / h
+                if vx0 < cx - hw - gx or vx1 > cx + hw + gx or vy0 < cy - hh - gy or \
+                        vy1 > cy + hh + gy:
+                    continue
+                box = (cx - hw, cy - hh, cx + hw, cy + hh)
+                g = groups.setdefault((w, h), ([], [], []))
+                cut = cv2.warpAffine(both, _box_to_square(box, pad, size), size,
+                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(1.0, 1.0, 1.0, 0.0))
+                g[0].extend(_windows(cut[..., :3], w, h, n))
+                g[1].extend(_windows(cut[..., 3], w, h, n))
+                g[2].extend([i] * (n * n))
+    best = np.full(len(codes), -1.0, np.float32)
+    seen = np.full(len(codes), -1.0, np.float32)
+    if getattr(refs, "_inks", None) is None or len(refs._inks) != len(flat):
+        refs._inks = _inked(flat)          # the references' ink, once
+    inks = refs._inks
+    for (w, h), (xs, ws, rows) in groups.items():
+        Wt = (np.stack(ws).reshape(len(ws), w * h) > 0.5).astype(np.float32)
+        keep = Wt.mean(axis=1) >= LAYOUT_VISIBLE
+        if not keep.any():
+            continue
+        Wt = Wt[keep]
+        X = np.stack(xs)[keep].reshape(len(Wt), w * h, 3)
+        rows = np.asarray(rows)[keep]
+        R = flat[rows]
+        # correlation over the visible pixels (weights 0 or 1), by sums: each window
+        # against its own reference
+        sw = np.maximum(Wt.sum(axis=1), 1)
+        WX = Wt[..., None] * X
+        sx = WX.sum(axis=1)
+        sr = np.einsum("np,npc->nc", Wt, R)
+        num = np.einsum("npc,npc->n", WX, R) - (sx * sr).sum(axis=1) / sw
+        vx = np.einsum("npc,npc->n", WX, X) - (sx * sx).sum(axis=1) / sw
+        vr = np.einsum("np,npc->n", Wt, R * R) - (sr * sr).sum(axis=1) / sw
+        sc = num / (np.sqrt(np.maximum(vx, 0) * np.maximum(vr, 0)) + 1e-6)
+        np.maximum.at(best, rows, sc)
+        # the reference's own ink that shows: a card is named only from a window where
+        # enough of it does (a shape or two under the hand, not all but a rim)
+        ink = inks[rows]
+        vis = Wt > 0
+        part = np.count_nonzero(ink & vis, axis=1) / np.maximum(np.count_nonzero(ink, axis=1), 1)
+        # ... and where it shows, the card's ink lies where the reference's does
+        mine = _inked(X)
+        iou = np.count_nonzero(ink & mine & vis, axis=1) / np.maximum(
+            np.count_nonzero((ink | mine) & vis, axis=1), 1)
+        ok = (part >= LAYOUT_INK) & (iou >= LAYOUT_IOU)
+        np.maximum.at(seen, rows, np.where(ok, sc, -1.0))
+    out: dict = {}
+    for i, (code, v) in enumerate(zip(codes.tolist(), best.tolist())):
+        if v > -1.0 and v > out.get(code, -1.0):
+            out[code] = v
+        if shown is not None and seen[i] > shown.get(code, -1.0):
+            shown[code] = float(seen[i])
     return out
 
 
@@ -559,6 +693,8 @@ class JewishReferences:
         #: turn off, and the pictures of the other two quarters may be matched turned a
         #: quarter (a printing that turns them so). Learned as the game goes.
         self.quarter_ok = False
+        #: where the clear cards named lay their pictures (:meth:`learn_layout`)
+        self.placed: list = []
 
     def upright(self, code: str) -> bool:
         """Whether ``code`` is a picture of the top-left and bottom-right quarters."""
@@ -572,7 +708,7 @@ class JewishReferences:
     def views(self):
         """(codes, log aspects, unit vectors): one row per reference picture and turn."""
         if self._views is None:
-            codes, aspects, crops, odd, shapes = [], [], [], [], []
+            codes, aspects, crops, odd, shapes, geo = [], [], [], [], [], []
             for code, pic, turned in zip(self.codes, self.pictures, self.turned):
                 boxes = _ref_boxes(pic) if code not in WORDS else [_ink_box(pic)]
                 for box in boxes:
@@ -581,12 +717,14 @@ class JewishReferences:
                     for k, (a, c) in enumerate(_reference_views(pic, box)):
                         if k not in TURNS and not turned:
                             continue
+                        geo.append(_turned_geometry(pic.shape, box, k))
                         codes.append(code)
                         aspects.append(np.log(max(a, 1e-3)))
                         crops.append(c.reshape(-1, 3))
                         shapes.append(c.shape[1] * 1000 + c.shape[0])
                         odd.append(k not in TURNS)
             self._odd = np.array(odd, bool)
+            self._geo = np.float32(geo).reshape(-1, 4)
             T = TEMPLATE
             #: each row's layout (width * 1000 + height): rows are compared only with a
             #: card's crop of the same layout
@@ -599,6 +737,37 @@ class JewishReferences:
                 self._views = (np.array([], str), np.zeros(0, np.float32),
                                np.zeros((0, TEMPLATE * TEMPLATE * 3), np.float32))
         return self._views
+
+    def geometry(self) -> np.ndarray:
+        """Each row's box in its reference picture as turned (:func:`_turned_geometry`)."""
+        self.views()
+        return self._geo
+
+    def learn_layout(self, box, row: int) -> None:
+        """Keep where a clear card's picture lay (its ink ``box`` in the card's middle) and
+        how big, against the reference row it was named by: the printing's layout."""
+        dx, dy, bw, bh = self.geometry()[row]
+        if bw < 4 or bh < 4:
+            return
+        mw, mh = _middle_size()
+        s = 0.5 * ((box[2] - box[0]) / bw + (box[3] - box[1]) / bh)
+        ox = (box[0] + box[2]) / 2 - mw / 2 - s * dx
+        oy = (box[1] + box[3]) / 2 - mh / 2 - s * dy
+        if oy < 0 or (oy == 0 and ox < 0):
+            ox, oy = -ox, -oy        # either end up: kept one way, matched both
+        self.placed.append((float(s), float(ox), float(oy)))
+        del self.placed[:-LAYOUT_KEEP]
+
+    def layout(self):
+        """The printing's layout learned from the clear cards named (scale, offset across,
+        offset down), or None before ``LAYOUT_MIN`` of them or when they disagree."""
+        if len(self.placed) < LAYOUT_MIN:
+            return None
+        a = np.float32(self.placed)
+        s, ox, oy = np.median(a, axis=0)
+        if np.median(np.abs(a[:, 0] - s)) > LAYOUT_SPREAD * s:
+            return None
+        return float(s), float(ox), float(oy)
 
     def crops(self) -> np.ndarray:
         """The reference pictures of :meth:`views`, row by row, flattened in their layout
@@ -714,45 +883,62 @@ class JewishReading:
     margin: float = 0.0
     best: str | None = None               # the likeliest card, named or not
     index: int = -1                       # which of the finder's rectangles it was read on
+    row: int = -1                         # a clear card: the reference row it matched best
+    box: tuple | None = None              # ... and its picture's box in the card's middle
 
     @property
     def known(self) -> bool:
         return self.code is not None
 
 
-def scores(card: np.ndarray, refs: JewishReferences, got=None) -> dict:
+def scores(card: np.ndarray, refs: JewishReferences, got=None, rows: dict | None = None,
+           shown: dict | None = None) -> dict:
     """Each reference card's best match with the straightened ``card`` (normalised cross-
     correlation, best over scales, shifts and the turns of ``TURNS``; over the uncovered
     pixels when a hand covers part of it): code -> score. ``got``: the card's
-    :func:`card_picture`, when already known."""
+    :func:`card_picture`, when already known; ``rows``: filled with each card's best
+    reference row (a clear card)."""
     got = card_picture(card) if got is None else got
     if got is None or isinstance(got, str):
         return {}
     if isinstance(got, CoveredPicture):
-        return covered_scores(got, refs)
-    patches, aspect, _ = got
+        lay = refs.layout() if LAYOUT else None
+        if lay is None:
+            return covered_scores(got, refs)
+        codes = refs.views()[0]
+        out = covered_scores(got, refs, np.isin(codes, WORDS))      # the word cards
+        out.update(layout_scores(got, refs, lay, shown))
+        if shown is not None:
+            shown.update({c: v for c, v in out.items() if c in WORDS})
+            shown["*"] = 1.0
+        return out
+    patches, aspect, _, _ = got
     codes, aspects, vecs = refs.views()
     if not len(codes):
         return {}
     sims = np.full(len(codes), -1.0, np.float32)
     shapes = refs.shapes()
     for (w, h), p in patches.items():
-        rows = shapes == w * 1000 + h
-        if rows.any():
-            sims[rows] = (vecs[rows] @ p.T).max(axis=1)
+        sel = shapes == w * 1000 + h
+        if sel.any():
+            sims[sel] = (vecs[sel] @ p.T).max(axis=1)
     sims[np.abs(aspects - np.log(max(aspect, 1e-3))) > ASPECT_TOL] = -1.0
     sims[refs.barred()] = -1.0
     best: dict = {}
-    for code, s in zip(codes.tolist(), sims.tolist()):
+    for i, (code, s) in enumerate(zip(codes.tolist(), sims.tolist())):
         if s > best.get(code, -1.0):
             best[code] = s
+            if rows is not None:
+                rows[code] = i
     return best
 
 
 def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishReading:
     """Read a straightened Jewish Edition card (``W`` x ``H``) against ``refs``."""
     got = card_picture(card)
-    sc = scores(card, refs, got) if got is not None else {}
+    rows: dict = {}
+    shown: dict = {}
+    sc = scores(card, refs, got, rows, shown) if got is not None else {}
     covered = isinstance(got, CoveredPicture)
     if not sc:
         why = "a hand covers too much of the picture" if covered else \
@@ -763,7 +949,11 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     code, s = order[0]
     second = order[1][1] if len(order) > 1 else 0.0
     out = JewishReading(None, score=s, margin=s - second, best=code)
-    if covered:
+    if not covered and code in rows:
+        out.row, out.box = rows[code], got[3]
+    if covered and shown:
+        floor, margin = LAYOUT_SCORE, LAYOUT_MARGIN
+    elif covered:
         floor, margin = MIN_COVER_SCORE, MIN_COVER_MARGIN
     elif code in WORDS and got[2]:
         # a hand over the card, clear of what is read: a word card's low floor is not
@@ -772,6 +962,10 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     else:
         floor, margin = (MIN_WORD_SCORE if code in WORDS else MIN_SCORE), MIN_MARGIN
     sure = not covered and code not in WORDS and s >= SURE_SCORE and s - second >= SURE_MARGIN
+    if shown and shown.get(code, -1.0) < s - LAYOUT_SLACK:
+        # matched by the layout, but not where enough of the picture's ink shows
+        out.reason = f"too little of {code}'s picture shows ({s:.2f})"
+        return out
     if not sure and (s < floor or s - second < margin):
         nxt = f", next {order[1][0]} {second:.2f}" if len(order) > 1 else ""
         out.reason = f"the picture is not surely one card's ({code} {s:.2f}{nxt})"
@@ -848,6 +1042,8 @@ def read_jewish_quads(quads: list, cards: list, before, refs: JewishReferences
                 continue                  # likeliest the same there before: a card below
             return JewishReading(None, top.quad, f"the card's outline is doubtful: it reads "
                                  f"{top.code} or {r.best}", top.score, top.margin, top.code)
+    if LAYOUT and top.row >= 0 and top.code not in WORDS and top.score >= LAYOUT_LEARN:
+        refs.learn_layout(top.box, top.row)
     return top
 
 
