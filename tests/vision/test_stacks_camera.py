@@ -477,14 +477,20 @@ def test_an_unreadable_discard_in_doubt_waits_and_the_next_move_waits_behind_it(
     assert g.current == 1 and [p.cards for p in g.piles] == [["B1"]]
 
 
-def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
+def _b1_laid_under_a_hand(dx: int, dy: int):
+    """A table of two: player 1 lays blue 1 on place 4 and their hand rests at (dx, dy)
+    from the card's centre; five frames shown."""
     r = Rig(2)
-    g = r.game
     r.reach(("place", 3))
     r.scene.lay(("place", 3), "B1")
     x, y = r.scene.centre(("place", 3))
-    r.scene.hand = (x, y - 50)                         # the hand rests over the whole card
+    r.scene.hand = (x + dx, y + dy)
     r.show(5)
+    return r, r.game
+
+
+def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
+    r, g = _b1_laid_under_a_hand(0, -50)               # the hand rests over the whole card
     text = r.said()
     assert "the card laid on pile place 4 cannot be read" in text and g.history == []
     r.scene.hand = None                                # the hand goes: the card is read
@@ -498,13 +504,7 @@ def test_a_card_under_a_resting_hand_waits_and_is_read_when_the_hand_goes():
 def test_a_card_read_under_a_resting_hand_is_not_taken_again_when_the_hand_goes():
     # session eleven: the hand rests over the card's middle, its corner indices show: the
     # card is read at once; the hand going shows the same card where it lay: nothing
-    r = Rig(2)
-    g = r.game
-    r.reach(("place", 3))
-    r.scene.lay(("place", 3), "B1")
-    x, y = r.scene.centre(("place", 3))
-    r.scene.hand = (x - 20, y - 40)
-    r.show(5)
+    r, g = _b1_laid_under_a_hand(-20, -40)
     assert "player 1 starts blue pile 1 with blue 1" in r.said()
     r.scene.hand = None
     r.show(5)

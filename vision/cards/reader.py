@@ -743,6 +743,17 @@ def _same_quad(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
                for f in (p, p[::-1]) for s in range(4))
 
 
+def read_quads(after: np.ndarray, quads, read) -> tuple[list, list]:
+    """Each rectangle of ``quads`` straightened and read by ``read`` (its ``quad`` set on
+    the reading): all the readings, and those that name a card."""
+    reads = []
+    for q in quads:
+        r = read(straighten(after, q))
+        r.quad = q
+        reads.append(r)
+    return reads, [r for r in reads if r.code]
+
+
 def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | None = None):
     """Each rectangle of ``quads`` straightened and read by ``read``; the card named only
     when the ones read surely agree, else unknown (``reading(None, quad=..., reason=...)``)
@@ -751,12 +762,7 @@ def read_agreed(after: np.ndarray, quads, read, reading, before: np.ndarray | No
     still be settled (:func:`_settle`)."""
     if not quads:
         return reading(None, reason="no new card found")
-    reads = []
-    for q in quads:
-        r = read(straighten(after, q))
-        r.quad = q
-        reads.append(r)
-    known = [r for r in reads if r.code]
+    reads, known = read_quads(after, quads, read)
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     if len({r.code for r in known}) > 1:

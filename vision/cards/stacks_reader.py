@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from .reader import W, H, _edge_score, _new_card_quads, _same_quad, pile_line_candidates, \
-    straighten
+    read_quads, straighten
 from .stacks_art import CODES, STACKS_TUNED, stacks_card_image, stacks_style
 
 GLYPH_SIZE = (24, 24)
@@ -348,12 +348,7 @@ def _agreed(after: np.ndarray, before: np.ndarray | None, quads) -> StacksReadin
     when one is (``way`` "index" only when no rectangle's middle names the card)."""
     if not quads:
         return StacksReading(None, reason="no new card found")
-    reads = []
-    for q in quads:
-        r = read_stacks_straight(straighten(after, q))
-        r.quad = q
-        reads.append(r)
-    known = [r for r in reads if r.code]
+    reads, known = read_quads(after, quads, read_stacks_straight)
     if not known:
         return max(reads, key=lambda r: _edge_score(after, r.quad))
     codes = {r.code for r in known}
