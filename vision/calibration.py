@@ -353,8 +353,12 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         return None
 
     quads: list[np.ndarray] = []
+    precise = True
     try:
-        quads.append(np.float32(find_outline(frame).corners))
+        outline = find_outline(frame)
+        quads.append(np.float32(outline.corners))
+        # an outline found only when looked at again is a candidate like the others
+        precise = not outline.again
     except BoardNotFound as exc:
         problem = exc
         if chips and "cut off" in str(exc):
@@ -367,7 +371,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 quads.append(np.float32(find_outline(frame, cut=True).corners))
             except BoardNotFound:
                 pass
-    first = bool(quads)
+    first = bool(quads) and precise
     # the outline, else other quadrilaterals that may be the board (of those the pairs
     # confirm, the one where they look most alike); the corner search, which is slow, only
     # when none is confirmed by the small steps

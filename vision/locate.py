@@ -29,6 +29,9 @@ class Located:
     corners: np.ndarray      # grid corners in the frame: tl, tr, br, bl (float32, 4 x 2)
     method: str              # "outline", "aruco" or "manual"
     score: float = 1.0
+    #: found only when looked at again (:func:`find_outline`: a ring with a gap): not the
+    #: outline's usual precise corners, a candidate to be confirmed like any other
+    again: bool = False
 
 
 def order_corners(pts: np.ndarray) -> np.ndarray:
@@ -94,7 +97,9 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
     spaces; the hole inside that ring is the field of spaces. A local (adaptive) threshold
     finds dark things whatever the light; opening removes thin print lines; the largest
     hole that is nearly a quadrilateral is the field. Its four sides are fitted as lines
-    (so a printed corner chip does not cut a corner) and crossed to give the corners.
+    (so a printed corner chip does not cut a corner) and crossed to give the corners. A ring
+    with no such hole is closed over gaps of a few pixels (a scratch across it), then
+    thresholded against a nearer neighbourhood and by a smaller step, and looked at again.
 
     ``cut``: a board that may run out of the picture (a photo taken close): the picture is
     given a dark margin (the field's hole then closes along the picture's edge) and the
@@ -104,16 +109,13 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
         pad = max(16, int(0.04 * max(frame.shape[:2])))
         wide = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         loc = find_outline(wide, _corners_out=pad)
-        return Located(np.float32(loc.corners) - pad, loc.method, loc.score)
+        return Located(np.float32(loc.corners) - pad, loc.method, loc.score, loc.again)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = gray.shape
     scale = min(1.0, 960.0 / max(h, w))
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     small = cv2.GaussianBlur(small, (3, 3), 0)
-    block = int(max(small.shape) / 8) | 1
-    dark = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                                 block, 12)
-    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    dark = _dark_mask(small, 8, 12)
     blown = cv2.dilate((small >= 248).astype(np.uint8) * 255,
                        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     if _corners_out:
@@ -124,18 +126,24 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
         band[p:small.shape[0] - p, p:small.shape[1] - p] = 0
         blown = cv2.bitwise_or(blown, band)
     near = cv2.dilate(blown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))) > 0
-    quad, best, glared = _field_quad(dark, None, near)
-    if quad is None or best < 0.85 or glared > 0.02:
-        # A glare spot may blow the dark edge out to white and break the ring, so the field
-        # runs out through it: count blown-out pixels as edge, so the ring closes over
-        # them, and fit the sides to the rest of the outline.
-        q2, b2, _ = _field_quad(cv2.bitwise_or(dark, blown), blown, near)
-        if q2 is not None and b2 >= 0.85 and (
-                quad is None or best < 0.85 or
-                _square_error(order_corners(q2), *small.shape[::-1]) + 0.01 <
-                _square_error(order_corners(quad), *small.shape[::-1])):
-            # of the two, the one that is more nearly the picture of a square board
-            quad, best = q2, b2
+    quad, best = _ring_quad(dark, blown, near, small.shape)
+    again = False
+    # A ring with a gap lets the field's hole run out through it. Looked at again, only
+    # while no field is found: the ring closed over gaps of a few pixels (a scratch across
+    # a worn board's edge, a crease, a thread of glare), then thresholds for a ring that
+    # hardly differs from the table beside it (a brown edge on a brown table under a
+    # lamp): against a nearer neighbourhood, then by a smaller step below it. Not in a
+    # picture too dark to read (its brightest tenth under TOO_DARK_TO_SEARCH): that is said.
+    looks = () if float(np.percentile(small, 90)) < TOO_DARK_TO_SEARCH else (lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(3)),
+             lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(5)),
+             lambda: _dark_mask(small, 16, 12),
+             lambda: _dark_mask(small, 8, 6))
+    for mask in looks:
+        if quad is not None and best >= 0.85:
+            break
+        q2, b2 = _ring_quad(mask(), blown, near, small.shape)
+        if q2 is not None and (quad is None or b2 > best):
+            quad, best, again = q2, b2, True
     if quad is not None:
         quad = quad / scale
     if quad is None or best < 0.85:
@@ -145,7 +153,45 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
     if min(sides) / max(sides) < 0.45 or not _corners_out and \
             ((quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)).any():
         raise BoardNotFound(_diagnose(gray, quad))
-    return Located(quad, "outline", best)
+    return Located(quad, "outline", best, again)
+
+
+#: grey level of a picture's brightest tenth under which the outline is not searched for
+#: harder (:func:`find_outline`): the board's paper too dark to read, which is said instead
+TOO_DARK_TO_SEARCH = 45
+
+
+def _disc(k: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+def _dark_mask(small: np.ndarray, part: int, step: int) -> np.ndarray:
+    """Pixels darker by ``step`` grey levels than the mean of their neighbourhood (a
+    ``part``-th of the picture across), thin print lines opened away."""
+    block = int(max(small.shape) / part) | 1
+    dark = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                 block, step)
+    return cv2.morphologyEx(dark, cv2.MORPH_OPEN, _disc(5))
+
+
+def _ring_quad(dark: np.ndarray, blown: np.ndarray, near: np.ndarray, shape
+               ) -> tuple[np.ndarray | None, float]:
+    """The field inside the board's dark ring (``dark``), in ``dark``'s pixels, and how
+    fully it fills its quadrilateral; a glare spot over the ring counted as ring where that
+    gives a better one."""
+    quad, best, glared = _field_quad(dark, None, near)
+    if quad is None or best < 0.85 or glared > 0.02:
+        # A glare spot may blow the dark edge out to white and break the ring, so the field
+        # runs out through it: count blown-out pixels as edge, so the ring closes over
+        # them, and fit the sides to the rest of the outline.
+        q2, b2, _ = _field_quad(cv2.bitwise_or(dark, blown), blown, near)
+        if q2 is not None and b2 >= 0.85 and (
+                quad is None or best < 0.85 or
+                _square_error(order_corners(q2), *shape[::-1]) + 0.01 <
+                _square_error(order_corners(quad), *shape[::-1])):
+            # of the two, the one that is more nearly the picture of a square board
+            quad, best = q2, b2
+    return quad, best
 
 
 def _field_quad(dark: np.ndarray, blown: np.ndarray | None, near: np.ndarray

@@ -704,3 +704,48 @@ def test_a_dark_board_with_many_chips_is_never_read_turned_by_its_few_bare_pairs
                noise=2.2785786422700864, light_seed=989271750)
     image = darken_table(r.image, r.corners, 0.17779406521196228)
     _read_first_frame(image, r, most_wrong=3)
+
+
+# a worn board's edge crossed by thin bright scratches (tools/uncal_dev.py "full" set,
+# seed 71, scene 2): the field's hole ran out through them, "no board found" (session 14)
+WORN_SCRATCHED = """\
+. W W B . G . . . .
+B R . . . W G . B .
+G . B B . . . G . G
+. B W . B B . . G B
+B R . W W R R G G W
+R B . G G B . G W G
+B . . . . . G . B B
+. R B . B . B . R G
+G . W R R W B . R .
+. . G G . R . R . ."""
+
+# a glossy board under a lamp whose brown edge, at one corner, is no darker than the
+# cloth beside it (the same set, seed 72, scene 1): the ring open there, "cut off"
+EDGE_LIKE_TABLE = """\
+. R B R R . . W G .
+. B G G G . W . G B
+. G B . R G . R B W
+B R W R B . . B B B
+. G G . . . . G . .
+. R B G . G . G . G
+B . G R G B . B B .
+B B G B B R G W R R
+G B B G W B G . . B
+. G R . B . B R W ."""
+
+
+@pytest.mark.parametrize("look,board,brightness,seed", [
+    ("art=ornate,board=worn,chips=opaque,table=wood,hand=bare,light=lamp,camera=overhead,"
+     "seed=944410709", WORN_SCRATCHED, 0.9222914647365654, 653990240),
+    ("art=ornate,board=glossy,chips=opaque,table=cloth,hand=sleeve,light=lamp,camera=overhead,"
+     "seed=864164429", EDGE_LIKE_TABLE, 0.8798018091555116, 370759085),
+], ids=["scratched-edge", "edge-like-the-table"])
+def test_a_board_whose_edge_ring_is_broken_is_found_and_read_on_its_first_photo(
+        look, board, brightness, seed):
+    r = _scene(look, board, brightness, seed)
+    corners = find_outline(r.image).corners
+    off = min(float(np.linalg.norm(np.roll(corners, -t, axis=0) - r.grid_corners, axis=1).max())
+              for t in range(4))
+    assert off < 0.1 * _space(r)
+    _read_first_frame(r.image, r, most_wrong=1)
