@@ -353,14 +353,11 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
         return None
 
     quads: list[np.ndarray] = []
-    precise = True
+    unfound = False
     try:
-        outline = find_outline(frame)
-        quads.append(np.float32(outline.corners))
-        # an outline found only when looked at again is a candidate like the others
-        precise = not outline.again
+        quads.append(np.float32(find_outline(frame, looks=False).corners))
     except BoardNotFound as exc:
-        problem = exc
+        problem, unfound = exc, True
         if chips and "cut off" in str(exc):
             # a photo taken close, part of the board out of the picture: the outline found
             # in the picture with a dark margin round it (the field's hole then closes along
@@ -371,18 +368,48 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 quads.append(np.float32(find_outline(frame, cut=True).corners))
             except BoardNotFound:
                 pass
-    first = bool(quads) and precise
+    first = bool(quads)
     # the outline, else other quadrilaterals that may be the board (of those the pairs
     # confirm, the one where they look most alike); the corner search, which is slow, only
     # when none is confirmed by the small steps
     for quad in other_candidates(frame):
         if all(np.abs(quad - t).max() > 4 for t in quads):
             quads.append(quad)
+    grid = _first_confirmed(quads, range(len(quads)), first, attempt, frame, layout, chips,
+                            centres_its_chips)
+    if grid is not None:
+        return grid
+    if unfound:
+        # none confirmed, and the outline finder found no field at first: its second
+        # looks (a ring with a gap: vision.locate.find_outline), last of all and as one
+        # more candidate, never trusted as the outline's precise corners; tried only here,
+        # so that no board read without them is read otherwise
+        try:
+            late = np.float32(find_outline(frame).corners)
+        except BoardNotFound:
+            late = None
+        if late is not None:
+            quads.append(late)
+            grid = _first_confirmed(quads, [len(quads) - 1], False, attempt, frame, layout,
+                                    chips, centres_its_chips)
+            if grid is not None:
+                return grid
+    raise problem or BoardNotFound(
+        "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge")
+
+
+def _first_confirmed(quads, ks, first: bool, attempt, frame, layout, chips: bool,
+                     centres_its_chips):
+    """Of the candidates ``quads[k]`` for k in ``ks``, the grid confirmed (see
+    :func:`_found_grid`): the outline's own (``first``, k = 0) when confirmed, else of those
+    confirmed the one whose pairs look most alike; None when none is."""
+    from .pairs import chips_centred, pairs_tell_turn, settle_on_chips, twin_mean
     for wide in (False, True):
         if wide and not pairs_tell_turn(layout):
             break
         found = []
-        for k, quad in enumerate(quads):
+        for k in ks:
+            quad = quads[k]
             grid = attempt(k, quad, as_found=first and k == 0, wide=wide)
             if grid is not None and chips and not centres_its_chips(
                     *chips_centred(frame, grid, layout)):
@@ -401,8 +428,7 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
                 found.append((twin_mean(frame, grid, layout), grid))
         if found:
             return max(found, key=lambda f: f[0])[1]
-    raise problem or BoardNotFound(
-        "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge")
+    return None
 
 
 class GridRefused(BoardNotFound):

@@ -29,9 +29,6 @@ class Located:
     corners: np.ndarray      # grid corners in the frame: tl, tr, br, bl (float32, 4 x 2)
     method: str              # "outline", "aruco" or "manual"
     score: float = 1.0
-    #: found only when looked at again (:func:`find_outline`: a ring with a gap): not the
-    #: outline's usual precise corners, a candidate to be confirmed like any other
-    again: bool = False
 
 
 def order_corners(pts: np.ndarray) -> np.ndarray:
@@ -90,7 +87,8 @@ def _rough_board(small: np.ndarray, scale: float) -> np.ndarray | None:
     return order_corners(_extreme_corners(hull)) / scale
 
 
-def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) -> Located:
+def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0,
+                 looks: bool = True) -> Located:
     """The grid of spaces from the board's outline (no markers).
 
     The board's dark edge is a closed ring darker than both the table and the printed
@@ -99,7 +97,8 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
     hole that is nearly a quadrilateral is the field. Its four sides are fitted as lines
     (so a printed corner chip does not cut a corner) and crossed to give the corners. A ring
     with no such hole is closed over gaps of a few pixels (a scratch across it), then
-    thresholded against a nearer neighbourhood and by a smaller step, and looked at again.
+    thresholded against a nearer neighbourhood and by a smaller step, and looked at again
+    (not with ``looks=False``).
 
     ``cut``: a board that may run out of the picture (a photo taken close): the picture is
     given a dark margin (the field's hole then closes along the picture's edge) and the
@@ -108,8 +107,8 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
     if cut:
         pad = max(16, int(0.04 * max(frame.shape[:2])))
         wide = cv2.copyMakeBorder(frame, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        loc = find_outline(wide, _corners_out=pad)
-        return Located(np.float32(loc.corners) - pad, loc.method, loc.score, loc.again)
+        loc = find_outline(wide, _corners_out=pad, looks=looks)
+        return Located(np.float32(loc.corners) - pad, loc.method, loc.score)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     h, w = gray.shape
     scale = min(1.0, 960.0 / max(h, w))
@@ -127,23 +126,24 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
         blown = cv2.bitwise_or(blown, band)
     near = cv2.dilate(blown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))) > 0
     quad, best = _ring_quad(dark, blown, near, small.shape)
-    again = False
     # A ring with a gap lets the field's hole run out through it. Looked at again, only
     # while no field is found: the ring closed over gaps of a few pixels (a scratch across
     # a worn board's edge, a crease, a thread of glare), then thresholds for a ring that
     # hardly differs from the table beside it (a brown edge on a brown table under a
     # lamp): against a nearer neighbourhood, then by a smaller step below it. Not in a
     # picture too dark to read (its brightest tenth under TOO_DARK_TO_SEARCH): that is said.
-    looks = () if float(np.percentile(small, 90)) < TOO_DARK_TO_SEARCH else (lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(3)),
+    again = (lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(3)),
              lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(5)),
              lambda: _dark_mask(small, 16, 12),
              lambda: _dark_mask(small, 8, 6))
-    for mask in looks:
+    if not looks or float(np.percentile(small, 90)) < TOO_DARK_TO_SEARCH:
+        again = ()
+    for mask in again:
         if quad is not None and best >= 0.85:
             break
         q2, b2 = _ring_quad(mask(), blown, near, small.shape)
         if q2 is not None and (quad is None or b2 > best):
-            quad, best, again = q2, b2, True
+            quad, best = q2, b2
     if quad is not None:
         quad = quad / scale
     if quad is None or best < 0.85:
@@ -153,7 +153,7 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0) ->
     if min(sides) / max(sides) < 0.45 or not _corners_out and \
             ((quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)).any():
         raise BoardNotFound(_diagnose(gray, quad))
-    return Located(quad, "outline", best, again)
+    return Located(quad, "outline", best)
 
 
 #: grey level of a picture's brightest tenth under which the outline is not searched for
