@@ -231,6 +231,42 @@ def test_a_card_read_by_its_index_alone_and_a_middle_the_index_contradicts():
     assert r.code is None and "an index 5" in r.reason
 
 
+def test_a_thin_blue_outline_under_a_warm_lamp_is_read_blue_and_the_dark_ink_stays_dark():
+    # session fourteen: a tuned pile under a lamp, a bold style whose star is only outlined
+    # in navy blue; the camera's JPEG smears a thin stroke's colour onto the paper beside
+    # it, and the star's own pixels read as dark ink (the wild named by its indices only).
+    # Measured as colour per darkness round each stroke pixel, its middle reads blue; the
+    # same style's Skip (dark ink) and a blue 3 under the same light keep their colours
+    st = stacks_style("bold", 1)
+    assert not st.filled
+    got = {}
+    for code in ("BW", "SK", "B3"):
+        sc = render_stacks_pile(np.random.default_rng([14, 5]), "tuned", code=code, style=st,
+                                hand_over=False)
+        assert sc.families["light"] == "lamp"
+        r = read_stacks_pile(sc.after, sc.before, sc.card_px)
+        got[code] = (r.code, r.way, r.colour)
+    assert got == {"BW": ("BW", "middle", "B"), "SK": ("SK", "middle", ""),
+                   "B3": ("B3", "middle", "B")}
+
+
+def _shifted(code: str, dx: int) -> np.ndarray:
+    """A straightened tuned card as a rectangle ``dx`` pixels off it sees it (the card moved
+    right, the table showing at its left)."""
+    return cv2.warpAffine(_straight_card(code), np.float32([[1, 0, dx], [0, 1, 0]]),
+                          (CARD_W, CARD_H), borderValue=(90, 110, 130))
+
+
+def test_an_index_cut_by_the_edge_of_its_corner_is_not_read_as_another_card():
+    # session fourteen: on a rectangle a little off the card, the corner's box holds the
+    # "S" of "SC" whole and cuts the "C": "S" is Skip's index. Before, such a Steal a Card
+    # (its middle out of reach) was named Skip, and a Steal a Chip whose corner held the
+    # "C" of "CH" alone was unknown ("the middle reads CH, an index SC")
+    assert read_stacks_straight(_shifted("SC", 27)).code is None
+    assert read_stacks_straight(_shifted("CH", 18)).code == "CH"
+    assert read_stacks_straight(_shifted("SC", 24)).code == "SC"
+
+
 def test_a_card_below_read_through_a_hand_does_not_name_the_new_card():
     # a tuned pile: a B5 laid, fingers over its middle; rectangles fitted on the hand read
     # a card below's B1 by its middle, those on the new card B5 by its indices. (Session

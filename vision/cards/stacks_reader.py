@@ -8,8 +8,9 @@ on the edges, warped to ``W`` x ``H``). Then, normalised by the card's own paper
   biggest ink in the middle of the card, its parts together (the small name printed under a
   symbol is left out); its mask, cropped and resized, is compared (cosine) with prototypes
   drawn from the TUNED STACKS styles only, in both ways up (a card lies either way round);
-* the **colour** is the median redness and blueness of that ink over the paper: red, blue
-  or neither (the special cards' dark ink).
+* the **colour** is the median redness and blueness of that ink over the paper (since
+  session fourteen per darkness, over a few pixels round each stroke pixel): red, blue or
+  neither (the special cards' dark ink).
 
 A card is named only when the glyph is sure (score and margin over the next glyph) and the
 colour fits it (a number or a wild red or blue, a special neither); otherwise it is unknown
@@ -44,6 +45,21 @@ INDEX_BLUE = 0.08                        # a blue index's blueness (thin strokes
 INDEX_NOT_RED = 0.08                     # ... and its redness under minus this
 INDEX_DARK_BLUE = 0.06                   # a dark index's blueness under this
 INDEX_OTHER = 0.75                       # another glyph read this surely: not named
+# (session fourteen) the ink's colour measured as colour per darkness over a small
+# neighbourhood of each stroke pixel (the camera's JPEG keeps a thin stroke's darkness but
+# smears its colour onto the paper beside it: a thin blue outline read as dark ink)
+CHROMA_BOX = 5                           # the neighbourhood, straightened-card pixels
+# ... so measured, red or blue from these up (below both: the dark ink), for the middle
+# and for an index (chosen on tuned cards straightened on their true rectangle, seeds 5
+# and 9, 1100 clear views: the middle's dark ink <= 0.131 either way, red >= 0.425, blue
+# >= 0.232; an index's dark ink redness <= 0.163, blueness <= 0.141, red >= 0.357, blue
+# >= 0.144). A number read in a dark ink or a special in a colour is unknown, so these
+# bounds decide unknown or named, never one card for another (red and blue lie far apart)
+CHROMA_RED, CHROMA_BLUE = 0.2, 0.2
+INDEX_CHROMA_RED, INDEX_CHROMA_BLUE = 0.25, 0.15
+#: (session fourteen) an index with ink cut by its box's edge beside it (a letter of "SC" or
+#: "CH" left out: "C" alone, "S" alone, which is Skip's index) is not read
+WHOLE_INDEX = True
 
 #: the glyph of each card: its number, W for a wild, or the special's code
 SHAPES = ("1", "2", "3", "4", "5", "W", "SK", "RV", "SC", "CH", "BL")
@@ -91,14 +107,17 @@ def index_parts(card: np.ndarray, norm=None):
     """(session eleven) The same for the index in the card's top-left corner (the one in the
     opposite corner is the top-left one of the card turned round), or None."""
     return _ink_glyph(norm or _normalised(card),
-                      (0, int(INDEX_BOX[0] * W), 0, int(INDEX_BOX[1] * H)), 0.25, 0.55)
+                      (0, int(INDEX_BOX[0] * W), 0, int(INDEX_BOX[1] * H)), 0.25, 0.55,
+                      whole=WHOLE_INDEX)
 
 
-def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0):
+def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False):
     """The biggest ink in ``box`` (x0, x1, y0, y1 of the straightened card), its parts
     together, not touching the box's edge (a border, a frame band, a hand or the art
     running out of it), from ``min_h`` to ``max_h`` of the box high: (its mask, cropped; the ink's
-    median redness; its blueness), or None."""
+    redness; its blueness, :func:`_ink_colour`), or None. With ``whole`` (an index: letters side by side),
+    None when ink cut by the box's edge lies beside it on its line (a letter of it left
+    out)."""
     dark, red, blue = norm
     x0, x1, y0, y1 = box
     d = dark[y0:y1, x0:x1]
@@ -108,14 +127,16 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0):
     ink = (d > t).astype(np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     hh, ww = ink.shape
-    comps = []
+    comps, cut = [], []
     for i in range(1, n):
         x, y, w, h, a = stats[i]
-        if a < 8:
-            continue
         if w > 0.92 * ww or h > 0.92 * hh:           # a frame band or a border
             continue
         if x == 0 or y == 0 or x + w >= ww or y + h >= hh:   # the edge of the box
+            if a >= 2:                               # (the sliver of a letter cut too)
+                cut.append((x, y, w, h))
+            continue
+        if a < 8:
             continue
         comps.append((a, i, x, y, w, h))
     if not comps:
@@ -132,9 +153,37 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0):
     crop = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     if not min_h * hh <= crop.shape[0] <= max_h * hh:    # too small (or big) to be the glyph
         return None
-    r = float(np.median(red[y0:y1, x0:x1][m]))
-    b = float(np.median(blue[y0:y1, x0:x1][m]))
+    if whole and _cut_beside(cut, xs.min(), xs.max() + 1, ys.min(), ys.max() + 1):
+        return None
+    r, b = _ink_colour(d, red[y0:y1, x0:x1], blue[y0:y1, x0:x1], m)
     return crop, r, b
+
+
+def _cut_beside(cut, gx0, gx1, gy0, gy1) -> bool:
+    """Whether ink cut by the box's edge (``cut``: x, y, w, h of each piece) lies beside the
+    glyph spanning ``gx0``..``gx1``, ``gy0``..``gy1`` on its line: most of the shorter
+    one's height shared, less than half the glyph's height apart."""
+    gh = gy1 - gy0
+    for x, y, w, h in cut:
+        shared = min(y + h, gy1) - max(y, gy0)
+        gap = max(x - gx1, gx0 - (x + w))
+        if shared > 0.5 * min(h, gh) and gap < 0.5 * gh:
+            return True
+    return False
+
+
+def _ink_colour(dark, red, blue, m) -> tuple[float, float]:
+    """The redness and blueness of the ink ``m`` (a mask over ``dark``, ``red``, ``blue``):
+    with ``CHROMA_BOX``, the median over its pixels of the colour per darkness in the box
+    round each (a thin stroke's colour smeared onto the paper beside it counted), else the
+    median colour of its pixels."""
+    if not CHROMA_BOX:
+        return float(np.median(red[m])), float(np.median(blue[m]))
+    k = (CHROMA_BOX, CHROMA_BOX)
+    d = cv2.blur(np.ascontiguousarray(dark), k)[m]
+    r = cv2.blur(np.ascontiguousarray(red), k)[m] / d
+    b = cv2.blur(np.ascontiguousarray(blue), k)[m] / d
+    return float(np.median(r)), float(np.median(b))
 
 
 def glyph_feature(crop: np.ndarray) -> np.ndarray:
@@ -241,14 +290,7 @@ def _read_middle(card: np.ndarray, norm) -> StacksReading:
     order = _classify(crop)
     shape, score = order[0]
     margin = score - order[1][1]
-    if r >= MIN_COLOUR and r > b:
-        colour = "R"
-    elif b >= MIN_COLOUR and b > r:
-        colour = "B"
-    elif r < MAX_NEUTRAL and b < MAX_NEUTRAL:
-        colour = ""
-    else:
-        colour = None
+    colour = _ink_colour_name(r, b)
     out = StacksReading(None, shape=shape, score=score, margin=margin, colour=colour)
     if score < MIN_SCORE or margin < MIN_MARGIN:
         out.reason = (f"the middle is not surely one glyph ({shape} {score:.2f}, "
@@ -261,9 +303,30 @@ def _read_middle(card: np.ndarray, norm) -> StacksReading:
     return out
 
 
+def _ink_colour_name(r: float, b: float, index: bool = False) -> str | None:
+    """The colour of the middle glyph's ink (or, with ``CHROMA_BOX``, an index's): "R",
+    "B", "" (dark) or None (unsure)."""
+    if CHROMA_BOX:
+        red, blue = (INDEX_CHROMA_RED, INDEX_CHROMA_BLUE) if index else (CHROMA_RED, CHROMA_BLUE)
+        neutral_red, neutral_blue = red, blue
+    else:
+        red = blue = MIN_COLOUR
+        neutral_red = neutral_blue = MAX_NEUTRAL
+    if r >= red and r > b:
+        return "R"
+    if b >= blue and b > r:
+        return "B"
+    if r < neutral_red and b < neutral_blue:
+        return ""
+    return None
+
+
 def _index_colour(r: float, b: float) -> str | None:
-    """The colour of an index's ink (thin strokes: paler than the middle's): "R", "B", ""
-    (dark) or None (unsure)."""
+    """The colour of an index's ink: "R", "B", "" (dark) or None (unsure). Measured per
+    darkness (``CHROMA_BOX``, session fourteen) the index's thin strokes read as the
+    middle's ink; without, they are paler and have bounds of their own."""
+    if CHROMA_BOX:
+        return _ink_colour_name(r, b, index=True)
     if r >= MIN_COLOUR and b < 0:
         return "R"
     if b >= INDEX_BLUE and r < -INDEX_NOT_RED:
