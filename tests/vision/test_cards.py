@@ -502,13 +502,22 @@ def test_a_king_read_surely_on_two_rectangles_is_named_though_one_off_it_reads_a
     # a wider tuned development pile of session ten (the light dimmed to 0.4): a clear KS is
     # read by both corners at 0.92 to 0.99 on two rectangles on its outline; a third, a
     # sixth of a card off, reads JS from part of its picture (a corner and the middle 0.64)
+    # The readings as they were on that pile, settled (which rectangles the finder keeps
+    # on the rendered pile differs with the processor's arithmetic: on some machines only
+    # one of the two king rectangles is kept, and the card is then rightly unknown)
+    king_twice_jack_once = [("KS", 0.979, 0.97, 0.593), ("KS", 0.95, 0.92, 0.61),
+                            ("JS", 0.597, 0.271, 0.668)]
+    assert _settle_readings(king_twice_jack_once) == "KS"
+    # read surely on one rectangle only, against the jack's: unknown
+    assert _settle_readings(king_twice_jack_once[::2]) is None
+    monkeypatch.setattr(reader, "SETTLE_AGAIN", 0)          # session nine's rule: unknown
+    assert _settle_readings(king_twice_jack_once) is None
+    # and the rendered pile itself is never named wrong
     s = render_pile(np.random.default_rng([103, 77, 6]), "tuned", dim=0.4)
     assert s.code == "KS" and not s.hand_over_card
+    monkeypatch.setattr(reader, "SETTLE_AGAIN", 2)
     r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code == "KS", r.reason
-    monkeypatch.setattr(reader, "SETTLE_AGAIN", 0)          # session nine's rule: unknown
-    r = reader.read_pile(s.after, s.before, s.card_px)
-    assert r.code is None and "JS or KS" in r.reason
+    assert r.code in ("KS", None), r.reason
 
 
 def _settle_readings(cards):
