@@ -74,7 +74,7 @@ def _channels(frame: np.ndarray, corners: np.ndarray, layout: Layout, cell: int)
     m = cv2.getPerspectiveTransform(np.float32(corners), dst)
     top = cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
     top = cv2.GaussianBlur(top, (0, 0), 0.8)
-    grey = top.mean(axis=2)
+    grey = (top[:, :, 0] + top[:, :, 1] + top[:, :, 2]) / np.float32(3)   # top.mean(axis=2)
     red = top[:, :, 2] - top[:, :, 1]
     # the print's edges (not its broad shading) tell a card and where it lies in the space
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
@@ -85,15 +85,29 @@ def _channels(frame: np.ndarray, corners: np.ndarray, layout: Layout, cell: int)
         .reshape(layout.size, cell, cell, 2)
 
 
+def _unit(cells: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``cells`` (under ``mask``) zero-mean unit-norm, each cell alone (the parts outside
+    ``mask`` shifted and scaled alike, and left for the caller to drop)."""
+    n = len(cells)
+    part = (cells if mask is None else cells[:, mask]).reshape(n, -1)
+    mean = part.mean(axis=1)
+    norm = np.maximum(np.linalg.norm(part - mean[:, None], axis=1), 1e-3)
+    shape = (n,) + (1,) * (cells.ndim - 1)
+    return (cells - mean.reshape(shape)) / norm.reshape(shape)
+
+
+def _turns(unit: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """(n, 4, k): cells (under ``mask``) in the four quarter turns."""
+    n = len(unit)
+    turns = np.stack([np.rot90(unit, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n,4,s,s,2)
+    return (turns if mask is None else turns[:, :, mask]).reshape(n, 4, -1)
+
+
 def _turned_unit(cells: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """(n, 4, k): the cells (under ``mask``, one that a quarter turn leaves the same) in the
-    four quarter turns, zero-mean unit-norm."""
-    n = len(cells)
-    turns = np.stack([np.rot90(cells, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n,4,s,s,2)
-    v = (turns if mask is None else turns[:, :, mask]).reshape(n, 4, -1)
-    v = v - v.mean(axis=2, keepdims=True)
-    v /= np.maximum(np.linalg.norm(v, axis=2, keepdims=True), 1e-3)
-    return v
+    four quarter turns, zero-mean unit-norm (a turn leaves both the same: each cell is
+    scaled once, then turned)."""
+    return _turns(_unit(cells, mask), mask)
 
 
 def space_vectors(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
@@ -308,8 +322,13 @@ def _pairs_symmetric(layout: Layout, pairs) -> bool:
 
 def _twin_mean(frame: np.ndarray, corners: np.ndarray, layout: Layout, pa: np.ndarray,
                pb: np.ndarray) -> float:
-    v = space_vectors(frame, corners, layout)
-    return float(np.einsum("pk,ptk->pt", v[pa, 0], v[pb]).max(axis=1).mean())
+    """The mean likeness of the pairs (``pa`` with ``pb``, best over ``pb``'s quarter
+    turns): :func:`space_vectors` of those spaces only, ``pa`` unturned."""
+    a, b = INNER
+    cells = _channels(frame, corners, layout, CELL)[:, a:b, a:b]
+    va = _unit(cells[pa]).reshape(len(pa), -1)
+    vb = _turns(_unit(cells[pb]))
+    return float(np.einsum("pk,ptk->pt", va, vb).max(axis=1).mean())
 
 
 def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
