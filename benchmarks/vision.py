@@ -368,7 +368,8 @@ def main(argv=None) -> int:
                     help="read with the hand-written features alone, without the learned "
                          "space classifier (to compare; the filmed games keep it)")
     ap.add_argument("--quick", action="store_true",
-                    help="a few frames of everything: the figures are rough, for tests")
+                    help="a few frames of everything (one short filmed game, none with "
+                         "--video-games 0): the figures are rough, for tests")
     ap.add_argument("--video-games", type=int, default=10,
                     help="filmed games refereed by benchmarks/video.py (default 10; 0: none)")
     ap.add_argument("--video-quick", action="store_true",
@@ -377,7 +378,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.frames, args.timed, args.scenes = 20, 5, 2
         args.scene_frames, args.calibrations = 3, 2
-        args.video_quick = True
+        args.video_quick = args.video_games > 0     # one short filmed game, unless told none
     cv2.setNumThreads(1)                      # one core, as the issue asks
     if args.no_model:
         READER_KW["model"] = False

@@ -113,11 +113,13 @@ def test_reading_the_record_makes_the_cards_really_held_likelier():
     assert held and with_record > 1.1 * without
 
 
-#: 1080 seeded games in all (the hard level plays 400 more in benchmarks/players.py)
-SETUPS = [("classic", 2, None, False, 300), ("classic", 3, None, False, 100),
-          ("classic", 4, None, False, 100), ("classic", 6, 3, False, 80),
-          ("classic", 2, None, True, 150), ("travel", 2, None, False, 150),
-          ("jewish", 2, None, False, 120), ("jewish", 3, None, False, 80)]
+#: 360 seeded games in all (the hard level plays 400 more in benchmarks/players.py; the
+#: sweep was 1080 games until session 15, when CI had to fit in 15 minutes on a slower
+#: machine: every game still ends, each of its moves checked by Game.push)
+SETUPS = [("classic", 2, None, False, 90), ("classic", 3, None, False, 40),
+          ("classic", 4, None, False, 30), ("classic", 6, 3, False, 30),
+          ("classic", 2, None, True, 50), ("travel", 2, None, False, 50),
+          ("jewish", 2, None, False, 40), ("jewish", 3, None, False, 30)]
 
 
 @pytest.mark.parametrize("edition,players,teams,advanced,games", SETUPS,
