@@ -114,15 +114,15 @@ def test_reading_the_record_makes_the_cards_really_held_likelier():
     assert held and with_record > 1.1 * without
 
 
-#: 360 seeded games in all (the hard level plays 400 more in benchmarks/players.py; the
+#: 220 seeded games in all (the hard level plays 400 more in benchmarks/players.py; the
 #: sweep was 1080 games until session 15, when CI had to fit in 15 minutes on a slower
 #: machine: every game still ends, each of its moves checked by Game.push).
-#: ``SEQBOARD_SWEEP_SCALE=3`` plays the old sweep (docs/testing.md)
+#: ``SEQBOARD_SWEEP_SCALE=5`` plays about the old sweep (docs/testing.md)
 SWEEP = float(os.environ.get("SEQBOARD_SWEEP_SCALE", "1"))
-SETUPS = [("classic", 2, None, False, 90), ("classic", 3, None, False, 40),
-          ("classic", 4, None, False, 30), ("classic", 6, 3, False, 30),
-          ("classic", 2, None, True, 50), ("travel", 2, None, False, 50),
-          ("jewish", 2, None, False, 40), ("jewish", 3, None, False, 30)]
+SETUPS = [("classic", 2, None, False, 50), ("classic", 3, None, False, 25),
+          ("classic", 4, None, False, 20), ("classic", 6, 3, False, 20),
+          ("classic", 2, None, True, 30), ("travel", 2, None, False, 30),
+          ("jewish", 2, None, False, 25), ("jewish", 3, None, False, 20)]
 
 
 @pytest.mark.parametrize("edition,players,teams,advanced,games", SETUPS,
