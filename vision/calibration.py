@@ -4,6 +4,8 @@ A broken file is refused with one line naming the file and the key at fault."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,6 +205,30 @@ def calibrate(frames: list[np.ndarray], layout, markers: bool = False,
                        camera or {})
 
 
+#: who hears how far the search for the grid without markers has gone (:func:`reporting`)
+_PROGRESS: contextvars.ContextVar = contextvars.ContextVar("grid_search_progress",
+                                                           default=None)
+
+
+@contextlib.contextmanager
+def reporting(callback):
+    """Within it, ``callback(text)`` hears each step of the search for the board's grid
+    without markers: each candidate outline tried, and the slow corner search. A search that
+    tries every candidate takes half a minute on a desktop and minutes on a Pi, and the user
+    sees that it is going on."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _say(text: str) -> None:
+    callback = _PROGRESS.get()
+    if callback is not None:
+        callback(text)
+
+
 def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     """The grid of spaces without markers, confirmed by the twin pairs (see calibrate).
     ``chips``: a board in play (reading without calibration), the grid finally moved onto
@@ -334,6 +360,8 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
             # (a candidate confirmed before the search but refused after, off its chips,
             # was never settled: the search starts from its turns alone)
             grid, verdict = settled.get(k, np.float32(quad)), None
+            _say(f"possible outline {k + 1} of {len(quads)}, each corner searched a space "
+                 f"round (slow)")
             turns = sorted((np.roll(np.float32(quad), -t, axis=0) for t in range(4)),
                            key=lambda c: -twin_mean(frame, c, layout))
             for start in (*turns, *([settled[k]] if k in settled else [])):
@@ -410,6 +438,8 @@ def _first_confirmed(quads, ks, first: bool, attempt, frame, layout, chips: bool
         found = []
         for k in ks:
             quad = quads[k]
+            if not wide:                # the wide pass says so in attempt
+                _say(f"possible outline {k + 1} of {len(quads)}")
             grid = attempt(k, quad, as_found=first and k == 0, wide=wide)
             if grid is not None and chips and not centres_its_chips(
                     *chips_centred(frame, grid, layout)):

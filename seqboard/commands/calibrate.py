@@ -166,7 +166,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.serve:
             return _serve(cal, cfg, args, preview)
-        result = cal.capture()
+        from vision.calibration import reporting
+
+        from ..progress import SlowSteps
+        steps = SlowSteps("calibrate: looking for the board")
+        try:
+            with reporting(steps):
+                result = cal.capture()
+        finally:
+            steps.close()
         if not result["ok"]:
             if result["problem"] == "no frame from the camera":
                 raise UserError(f"camera.device: no frame from {cfg['camera.device']}")

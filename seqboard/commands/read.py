@@ -61,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
                             f"{args.edition} is {layout.rows} x {layout.cols}")
     from ..inputs import load_image
     frame = load_image(args.image)
-    reading = BoardReader(cal, layout, markers=args.markers).read(frame)
+    from vision.calibration import reporting
+
+    from ..progress import SlowSteps
+    steps = SlowSteps(f"seqboard read: {args.image}: looking for the board")
+    try:
+        with reporting(steps):        # heard only when no calibration tells the grid
+            reading = BoardReader(cal, layout, markers=args.markers).read(frame)
+    finally:
+        steps.close()
     if not reading.found:
         raise UserError(f"{args.image}: {reading.problem}")
     obs = reading.observation

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import cv2
@@ -10,6 +11,9 @@ import numpy as np
 from engine.game import builtin_layout
 from engine.observation import Observation
 from seqboard.cli import main
+from seqboard.progress import SlowSteps
+from vision.calibration import reporting
+from vision.reader import BoardReader
 from vision.synth import Conditions, random_board, render
 
 LAYOUT = builtin_layout("classic")
@@ -91,3 +95,42 @@ def test_calibrate_warns_of_a_dark_picture_it_can_still_use(tmp_path, capsys):
                                     jitter=0).image)
     assert main(["calibrate", "--image", str(bright), "--out", str(tmp_path / "d.json")]) == 0
     assert "dark" not in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_search_for_the_board_shows_its_steps_on_a_terminal_and_a_quick_one_nothing():
+    # reading a board without calibration reports each outline it tries
+    r = render(LAYOUT, random_board(LAYOUT, np.random.default_rng(4)), COND, seed=2)
+    heard: list[str] = []
+    with reporting(heard.append):
+        reading = BoardReader(None, LAYOUT).read(r.image)
+    assert reading.found and heard and heard[0].startswith("possible outline 1 of ")
+    heard.clear()
+    BoardReader(None, LAYOUT).read(r.image)            # nobody listening: nothing heard
+    assert heard == []
+    # `seqboard read` and `seqboard calibrate` show the steps on a terminal once the search
+    # has taken two seconds, on one line rewritten in place
+    now = [0.0]
+    term = _Terminal()
+    steps = SlowSteps("seqboard read: x.png: looking for the board", term, after=2,
+                      clock=lambda: now[0])
+    steps("possible outline 1 of 5")                    # quick so far: nothing shown
+    now[0] = 3.0
+    steps("possible outline 2 of 5")
+    steps("possible outline 1 of 5, each corner searched a space round (slow)")
+    steps.close()
+    out = term.getvalue()
+    assert "outline 1 of 5 ..." not in out
+    assert out.startswith("\rseqboard read: x.png: looking for the board: possible outline 2 "
+                          "of 5 ...")
+    assert out.endswith("(slow) ...\n") and out.count("\n") == 1 and out.count("\r") == 2
+    # a log or a pipe gets nothing but the result (and the one-line error)
+    log = io.StringIO()
+    quiet = SlowSteps("seqboard read", log, after=0)
+    quiet("possible outline 1 of 5")
+    quiet.close()
+    assert log.getvalue() == ""
