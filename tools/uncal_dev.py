@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -340,6 +341,11 @@ def main(argv=None) -> int:
     ap.add_argument("--why", action="store_true",
                     help="for every frame left unread, the step that lost it (slower)")
     a = ap.parse_args(argv)
+    if a.save:
+        try:
+            os.makedirs(a.save, exist_ok=True)        # made here, not found missing at the end
+        except OSError as exc:
+            ap.error(f"--save {a.save}: {exc.strerror}")
     for kind in a.set.split(","):
         print(json.dumps(run(kind, a.scenes, a.seed, a.verbose, a.save, a.true_grid, a.why)),
               flush=True)
