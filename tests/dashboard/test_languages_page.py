@@ -107,6 +107,28 @@ def test_the_page_speaks_the_language_and_names_cards_in_it(browser, live):
     pg.context.close()
 
 
+def test_a_verdict_that_comes_while_the_language_loads_is_said_in_that_language(browser, live):
+    # the page's catalogue of sentences comes a moment after the page: a verdict meanwhile
+    # waits for it, rather than being said in English to a French table
+    held = []
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="fr-FR")
+    pg = ctx.new_page()
+    pg.route("**/i18n/fr.json", lambda route: held.append(route))
+    pg.goto(live.url)
+    expect(pg.locator("#status")).to_have_class("status on")
+    pg.check("#voice-on")
+    play_until(live, lambda: len(live.ref.moves) >= 1)
+    pg.wait_for_function("document.querySelectorAll('#log li').length > 0")
+    assert held and pg.evaluate("window.seqboardSaid") == []
+    held[0].continue_()
+    expect(pg.locator("body")).to_have_attribute("data-language", "fr")
+    pg.wait_for_function("window.seqboardSaid.length > 0")
+    said = pg.evaluate("window.seqboardSaid")
+    assert said[0].startswith("bleu pose sur "), said
+    assert not any("places" in t for t in said)
+    ctx.close()
+
+
 def test_ui_language_chooses_for_every_viewer_and_lang_for_one_page(browser, live):
     i18n.set_language("pl")                     # ui.language = "pl"
     try:

@@ -53,6 +53,7 @@ function translatePage() {
   }
 }
 let languageAsked = null;
+let unsaid = [];                  // what came to be said while the language was loading
 async function useLanguage(configured) {
   const lang = pickLanguage(configured);
   if (lang === languageAsked) return;
@@ -72,6 +73,7 @@ async function useLanguage(configured) {
   translatePage();
   setStatus(null, null);
   if (state) render(state);
+  for (const text of unsaid.splice(0)) say(spoken(text));
 }
 
 function el(tag, attrs, parent) {
@@ -436,7 +438,9 @@ function render(msg) {
     if (ev.kind === "warning") beep("illegal");
     if (ev.new_sequences) beep("sequence");
     if (["verdict", "warning", "proposal", "game_over", "undo"].includes(ev.kind) || (ev.kind === "waiting" && ev.stall)) {
-      say(spoken(ev.text));
+      // said in the viewer's language: while its catalogue is still loading, kept until it is
+      if (languageAsked !== null && languageAsked !== LANG) unsaid.push(ev.text);
+      else say(spoken(ev.text));
     }
   }
   lastSeq = msg.seq;
