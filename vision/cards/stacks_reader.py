@@ -122,7 +122,9 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
     running out of it), from ``min_h`` to ``max_h`` of the box high: (its mask, cropped; the ink's
     redness; its blueness, :func:`_ink_colour`), or None. With ``whole`` (an index: letters side by side),
     None when ink cut by the box's edge lies beside it on its line (a letter of it left
-    out)."""
+    out); with ``CUT_INSIDE`` (session fifteen) only a cut inside the card counts (not at
+    the box's left and top edges, the card's own), ink wholly past the box's right edge
+    counts too, and the frame band's straight arms are no cut."""
     dark, red, blue = norm
     x0, x1, y0, y1 = box
     d = dark[y0:y1, x0:x1]
