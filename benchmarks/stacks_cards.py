@@ -75,9 +75,10 @@ def run(views: int, seed: int, split: str, progress: bool = True, verbose: bool 
             wrong += 1
             colour_wrong += r.code[0] != sc.code[0]
             if verbose:
-                print(f"  WRONG {sc.code} read {r.code} ({sc.families})", file=sys.stderr)
+                print(f"  WRONG view {k}: {sc.code} read {r.code} ({sc.families})", file=sys.stderr)
         elif verbose and r.code is None:
-            print(f"  unknown {sc.code}: {r.reason}", file=sys.stderr)
+            print(f"  unknown view {k}: {sc.code}"
+                  f"{' (a hand over it)' if sc.hand_over_card else ''}: {r.reason}", file=sys.stderr)
         if not sc.hand_over_card:
             clear += 1
             clear_right += ok
