@@ -60,11 +60,6 @@ INDEX_CHROMA_RED, INDEX_CHROMA_BLUE = 0.25, 0.15
 #: (session fourteen) an index with ink cut by its box's edge beside it (a letter of "SC" or
 #: "CH" left out: "C" alone, "S" alone, which is Skip's index) is not read
 WHOLE_INDEX = True
-#: (session fifteen) ... but only a cut inside the card counts: ink at the box's left and top
-#: edges (the card's own) is not a cut; ink past the box's right edge (``CUT_BEYOND`` of the
-#: card's width read beyond it) is; the frame band's straight arms are taken out first
-CUT_INSIDE = True
-CUT_BEYOND = 0.1
 
 #: the glyph of each card: its number, W for a wild, or the special's code
 SHAPES = ("1", "2", "3", "4", "5", "W", "SK", "RV", "SC", "CH", "BL")
@@ -122,9 +117,7 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
     running out of it), from ``min_h`` to ``max_h`` of the box high: (its mask, cropped; the ink's
     redness; its blueness, :func:`_ink_colour`), or None. With ``whole`` (an index: letters side by side),
     None when ink cut by the box's edge lies beside it on its line (a letter of it left
-    out); with ``CUT_INSIDE`` (session fifteen) only a cut inside the card counts (not at
-    the box's left and top edges, the card's own), ink wholly past the box's right edge
-    counts too, and the frame band's straight arms are no cut."""
+    out)."""
     dark, red, blue = norm
     x0, x1, y0, y1 = box
     d = dark[y0:y1, x0:x1]
@@ -132,32 +125,15 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         return None
     t = max(0.2, 0.45 * float(np.percentile(d, 99.5)))
     ink = (d > t).astype(np.uint8)
-    hh, ww = ink.shape
-    beyond = 0
-    if whole and CUT_INSIDE:
-        # (session fifteen) the box's left and top edges are the card's own edges, its right
-        # one lies inside the card: read the ink a little beyond it too (a letter of the
-        # index wholly past that edge is beside the glyph, not absent), and take the frame
-        # band's straight arms out (a piece of them is no letter cut by the box)
-        beyond = min(int(CUT_BEYOND * W), dark.shape[1] - x1)
-        ink = (dark[y0:y1, x0:x1 + beyond] > t).astype(np.uint8)
-        ink[_straight_lines(ink, int(0.6 * ww), int(0.6 * hh))] = 0
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    hh, ww = ink.shape
     comps, cut = [], []
     for i in range(1, n):
         x, y, w, h, a = stats[i]
-        if min(x + w, ww) - x > 0.92 * ww or h > 0.92 * hh:   # a frame band or a border
-            continue
-        if beyond and x + w > ww:                    # past the box's inner edge
-            if a >= 2:
-                cut.append((x, y, w, h))
+        if w > 0.92 * ww or h > 0.92 * hh:           # a frame band or a border
             continue
         if x == 0 or y == 0 or x + w >= ww or y + h >= hh:   # the edge of the box
-            # (session fifteen) ink at the card's own edge (its outline, the table past a
-            # rounded corner, a first letter the card's edge cuts) is no cut beside the
-            # glyph: only a cut inside the card counts
-            inside = x + w >= ww or y + h >= hh or not (beyond and x0 == 0 and y0 == 0)
-            if a >= 2 and inside:                    # (the sliver of a letter cut too)
+            if a >= 2:                               # (the sliver of a letter cut too)
                 cut.append((x, y, w, h))
             continue
         if a < 8:
@@ -172,7 +148,7 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
     cx, cy = c0[2] + c0[4] / 2, c0[3] + c0[5] / 2
     reach = 1.3 * max(c0[4], c0[5])
     keep = [c for c in keep if abs(c[2] + c[4] / 2 - cx) < reach and abs(c[3] + c[5] / 2 - cy) < reach]
-    m = np.isin(lab, [c[1] for c in keep])[:, :ww]
+    m = np.isin(lab, [c[1] for c in keep])
     ys, xs = np.nonzero(m)
     crop = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     if not min_h * hh <= crop.shape[0] <= max_h * hh:    # too small (or big) to be the glyph
@@ -181,14 +157,6 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         return None
     r, b = _ink_colour(d, red[y0:y1, x0:x1], blue[y0:y1, x0:x1], m)
     return crop, r, b
-
-
-def _straight_lines(ink: np.ndarray, long_x: int, long_y: int) -> np.ndarray:
-    """The pixels of ``ink`` on a straight run along a row at least ``long_x`` long, or
-    along a column at least ``long_y`` long (a frame band's arms, a border)."""
-    hx = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(long_x, 1)), np.uint8))
-    vy = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(long_y, 1), 1), np.uint8))
-    return (hx | vy).astype(bool)
 
 
 def _cut_beside(cut, gx0, gx1, gy0, gy1) -> bool:
