@@ -132,11 +132,18 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0,
     # hardly differs from the table beside it (a brown edge on a brown table under a
     # lamp): against a nearer neighbourhood, then by a smaller step below it. Not in a
     # picture too dark to read (its brightest tenth under TOO_DARK_TO_SEARCH): that is said.
+    # Last, in a dim picture (its brightest tenth under DIM_PICTURE), the same thresholds
+    # on the picture brightened so its brightest tenth is at DIM_LIFT_TO: the steps are in
+    # grey levels, and under a lamp that falls off across the board the dim side's edge
+    # differs from the cloth beside it by a few levels only (session 16: a glossy board on
+    # a black cloth, its brightest tenth at grey 66, its ring open on the dim side)
+    top = float(np.percentile(small, 90))
     again = (lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(3)),
              lambda: cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _disc(5)),
              lambda: _dark_mask(small, 16, 12),
-             lambda: _dark_mask(small, 8, 6))
-    if not looks or float(np.percentile(small, 90)) < TOO_DARK_TO_SEARCH:
+             lambda: _dark_mask(small, 8, 6),
+             *((lambda: _dark_mask(_lifted(small, top), 8, 6),) if top < DIM_PICTURE else ()))
+    if not looks or top < TOO_DARK_TO_SEARCH:
         again = ()
     for mask in again:
         if quad is not None and best >= 0.85:
@@ -159,6 +166,15 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0,
 #: grey level of a picture's brightest tenth under which the outline is not searched for
 #: harder (:func:`find_outline`): the board's paper too dark to read, which is said instead
 TOO_DARK_TO_SEARCH = 45
+#: a picture whose brightest tenth is under this grey level is looked at once more
+#: brightened, its brightest tenth lifted to ``DIM_LIFT_TO`` (:func:`find_outline`)
+DIM_PICTURE = 140
+DIM_LIFT_TO = 180
+
+
+def _lifted(small: np.ndarray, top: float) -> np.ndarray:
+    """``small`` brightened so that its brightest tenth (``top``) is at DIM_LIFT_TO."""
+    return cv2.convertScaleAbs(small, alpha=DIM_LIFT_TO / max(top, 1.0))
 
 
 def _disc(k: int) -> np.ndarray:
