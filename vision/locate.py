@@ -97,8 +97,9 @@ def find_outline(frame: np.ndarray, cut: bool = False, _corners_out: int = 0,
     hole that is nearly a quadrilateral is the field. Its four sides are fitted as lines
     (so a printed corner chip does not cut a corner) and crossed to give the corners. A ring
     with no such hole is closed over gaps of a few pixels (a scratch across it), then
-    thresholded against a nearer neighbourhood and by a smaller step, and looked at again
-    (not with ``looks=False``).
+    thresholded against a nearer neighbourhood and by a smaller step, and, in a dim
+    picture, brightened first (:data:`DIM_PICTURE`), and looked at again (not with
+    ``looks=False``).
 
     ``cut``: a board that may run out of the picture (a photo taken close): the picture is
     given a dark margin (the field's hole then closes along the picture's edge) and the
