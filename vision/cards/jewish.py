@@ -100,6 +100,12 @@ LAYOUT_MARGIN = 0.15
 LAYOUT_IOU = 0.5           # ... and the inks' overlap where it shows
 LAYOUT_INK = 0.4           # the part of a reference's ink that must show to name it
 LAYOUT_OUTSIDE = 4         # ink that shows this far outside a reference's box: not it
+#: the layout match searched finer round each close reference's best window (session
+#: sixteen, docs/cards.md): moved by these parts of a crop pixel, scaled by these
+LAYOUT_FINE = True
+FINE_SHIFTS = (-0.5, 0.0, 0.5)
+FINE_SCALES = (1.0,)
+FINE_DELTA = 0.25          # ... for the rows scored this near the best one
 # Chosen on tuned looks (docs/cards.md, "The Jewish Edition's cards").
 MIN_VISIBLE = 0.6          # the part of the picture's box not under the cover
 MIN_COVER_SCORE = 0.80
@@ -569,15 +575,17 @@ def _turned_geometry(shape, box, k: int) -> tuple:
     return float(dx), float(dy), float(bw), float(bh)
 
 
-def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dict | None = None
-                  ) -> dict:
+def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dict | None = None,
+                  fine: dict | None = None) -> dict:
     """Each picture card's best masked correlation with a partly covered picture, each
     reference's picture put where the printing's layout ``lay`` (:meth:`JewishReferences.
     layout`) says it lies on the card, either end up, at ``LAYOUT_SCALES`` of its size and
     shifts of up to ``LAYOUT_SHIFT`` pixels, compared over what shows: code -> score. A
     reference whose box leaves out ink that shows, or of which less than
     ``LAYOUT_VISIBLE`` shows, is not compared. The box is not searched from what shows
-    (which let another picture, of a shape like the one that shows, fit it)."""
+    (which let another picture, of a shape like the one that shows, fit it). ``fine``:
+    given ``fine["run"]``, a function giving the same scores and ``shown`` searched finer
+    (:func:`_layout_fine`), called only when needed."""
     s, ox, oy = lay
     codes, _, _ = refs.views()
     flat, geo, shapes = refs.crops(), refs.geometry(), refs.shapes()
@@ -605,49 +613,45 @@ def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dic
                         vy1 > cy + hh + gy:
                     continue
                 box = (cx - hw, cy - hh, cx + hw, cy + hh)
-                g = groups.setdefault((w, h), ([], [], []))
-                cut = cv2.warpAffine(both, _box_to_square(box, pad, size), size,
+                g = groups.setdefault((w, h), ([], [], [], []))
+                M = _box_to_square(box, pad, size)
+                cut = cv2.warpAffine(both, M, size,
                                      flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
                                      borderValue=(1.0, 1.0, 1.0, 0.0))
                 g[0].extend(_windows(cut[..., :3], w, h, n))
                 g[1].extend(_windows(cut[..., 3], w, h, n))
                 g[2].extend([i] * (n * n))
+                g[3].append(M)
     best = np.full(len(codes), -1.0, np.float32)
     seen = np.full(len(codes), -1.0, np.float32)
     if getattr(refs, "_inks", None) is None or len(refs._inks) != len(flat):
         refs._inks = _inked(flat)          # the references' ink, once
     inks = refs._inks
-    for (w, h), (xs, ws, rows) in groups.items():
+    kept: dict = {}                        # (w, h) -> (rows, scores, window maps)
+    for (w, h), (xs, ws, rows, maps) in groups.items():
         Wt = (np.stack(ws).reshape(len(ws), w * h) > 0.5).astype(np.float32)
         keep = Wt.mean(axis=1) >= LAYOUT_VISIBLE
         if not keep.any():
             continue
-        Wt = Wt[keep]
-        X = np.stack(xs)[keep].reshape(len(Wt), w * h, 3)
         rows = np.asarray(rows)[keep]
-        R = flat[rows]
-        # correlation over the visible pixels (weights 0 or 1), by sums: each window
-        # against its own reference
-        sw = np.maximum(Wt.sum(axis=1), 1)
-        WX = Wt[..., None] * X
-        sx = WX.sum(axis=1)
-        sr = np.einsum("np,npc->nc", Wt, R)
-        num = np.einsum("npc,npc->n", WX, R) - (sx * sr).sum(axis=1) / sw
-        vx = np.einsum("npc,npc->n", WX, X) - (sx * sx).sum(axis=1) / sw
-        vr = np.einsum("np,npc->n", Wt, R * R) - (sr * sr).sum(axis=1) / sw
-        sc = num / (np.sqrt(np.maximum(vx, 0) * np.maximum(vr, 0)) + 1e-6)
+        sc, ok = _layout_match(np.stack(xs)[keep].reshape(len(rows), w * h, 3), Wt[keep],
+                               flat[rows], inks[rows])
         np.maximum.at(best, rows, sc)
-        # the reference's own ink that shows: a card is named only from a window where
-        # enough of it does (a shape or two under the hand, not all but a rim)
-        ink = inks[rows]
-        vis = Wt > 0
-        part = np.count_nonzero(ink & vis, axis=1) / np.maximum(np.count_nonzero(ink, axis=1), 1)
-        # ... and where it shows, the card's ink lies where the reference's does
-        mine = _inked(X)
-        iou = np.count_nonzero(ink & mine & vis, axis=1) / np.maximum(
-            np.count_nonzero((ink | mine) & vis, axis=1), 1)
-        ok = (part >= LAYOUT_INK) & (iou >= LAYOUT_IOU)
         np.maximum.at(seen, rows, np.where(ok, sc, -1.0))
+        kept[(w, h)] = (rows, sc, _window_maps(maps, n)[keep])
+    if LAYOUT_FINE and kept and fine is not None:
+        def run():
+            bf, sf = best.copy(), seen.copy()
+            _layout_fine(both, kept, bf, sf, flat, inks)
+            shown_f: dict = {}
+            return _by_code(codes, bf, sf, shown_f), shown_f
+        fine["run"] = run
+    return _by_code(codes, best, seen, shown)
+
+
+def _by_code(codes: np.ndarray, best: np.ndarray, seen: np.ndarray, shown: dict | None) -> dict:
+    """Rows' scores ``best`` as each code's best (code -> score); ``shown`` filled with each
+    code's best of ``seen`` (the windows passing the ink test)."""
     out: dict = {}
     for i, (code, v) in enumerate(zip(codes.tolist(), best.tolist())):
         if v > -1.0 and v > out.get(code, -1.0):
@@ -655,6 +659,94 @@ def layout_scores(pic: CoveredPicture, refs: "JewishReferences", lay, shown: dic
         if shown is not None and seen[i] > shown.get(code, -1.0):
             shown[code] = float(seen[i])
     return out
+
+
+def _layout_match(X: np.ndarray, Wt: np.ndarray, R: np.ndarray, ink: np.ndarray) -> tuple:
+    """Windows ``X`` (k, n, 3) of a partly covered picture, showing where ``Wt`` (k, n;
+    0 or 1), each against its own reference ``R`` (k, n, 3) whose ink is ``ink`` (k, n):
+    (masked correlation, whether enough of the reference's ink shows there and the inks
+    overlap, :data:`LAYOUT_INK` and :data:`LAYOUT_IOU`)."""
+    # correlation over the visible pixels (weights 0 or 1), by sums
+    sw = np.maximum(Wt.sum(axis=1), 1)
+    WX = Wt[..., None] * X
+    sx = WX.sum(axis=1)
+    sr = np.einsum("np,npc->nc", Wt, R)
+    num = np.einsum("npc,npc->n", WX, R) - (sx * sr).sum(axis=1) / sw
+    vx = np.einsum("npc,npc->n", WX, X) - (sx * sx).sum(axis=1) / sw
+    vr = np.einsum("np,npc->n", Wt, R * R) - (sr * sr).sum(axis=1) / sw
+    sc = num / (np.sqrt(np.maximum(vx, 0) * np.maximum(vr, 0)) + 1e-6)
+    # the reference's own ink that shows: a card is named only from a window where
+    # enough of it does (a shape or two under the hand, not all but a rim)
+    vis = Wt > 0
+    part = np.count_nonzero(ink & vis, axis=1) / np.maximum(np.count_nonzero(ink, axis=1), 1)
+    # ... and where it shows, the card's ink lies where the reference's does
+    mine = _inked(X)
+    iou = np.count_nonzero(ink & mine & vis, axis=1) / np.maximum(
+        np.count_nonzero((ink | mine) & vis, axis=1), 1)
+    return sc, (part >= LAYOUT_INK) & (iou >= LAYOUT_IOU)
+
+
+def _window_maps(Ms: list, n: int) -> np.ndarray:
+    """Each window's map (:func:`_windows` of a crop by each affine map of ``Ms``, ``n`` x
+    ``n`` shifts): its pixel (u, v) lies at (a u + b v + c, d u + e v + f) of the picture
+    cut: rows (a, b, c, d, e, f), (len(Ms) * n * n, 6)."""
+    inv = np.stack([cv2.invertAffineTransform(M) for M in Ms]).astype(np.float32)  # (m, 2, 3)
+    dy, dx = np.mgrid[0:n, 0:n]
+    d = np.stack([dx.ravel(), dy.ravel()], 1).astype(np.float32)                     # (n*n, 2)
+    off = inv[:, None, :, 2] + np.einsum("mij,sj->msi", inv[:, :, :2], d)            # (m, s, 2)
+    out = np.empty((len(Ms), n * n, 6), np.float32)
+    out[..., 0], out[..., 1], out[..., 2] = inv[:, None, 0, 0], inv[:, None, 0, 1], off[..., 0]
+    out[..., 3], out[..., 4], out[..., 5] = inv[:, None, 1, 0], inv[:, None, 1, 1], off[..., 1]
+    return out.reshape(-1, 6)
+
+
+def _layout_fine(both: np.ndarray, kept: dict, best: np.ndarray, seen: np.ndarray,
+                 flat: np.ndarray, inks: np.ndarray) -> None:
+    """The layout match searched finer (a rectangle a few pixels off the card): each
+    reference row scored within ``FINE_DELTA`` of the best, its best window moved by
+    ``FINE_SHIFTS`` of a crop pixel across and down and scaled by ``FINE_SCALES`` about
+    its centre; every such window sampled from the picture and its mask (``both``) in one
+    :func:`cv2.remap` a layout. ``best`` and ``seen`` (per row) are raised in place."""
+    top = float(best.max())
+    if top <= -1.0:
+        return
+    fine = [(ex, ey, g) for g in FINE_SCALES for ey in FINE_SHIFTS for ex in FINE_SHIFTS
+            if (ex, ey, g) != (0, 0, 1.0)]
+    E = np.float32(fine)
+    for (w, h), (rows, sc, maps) in kept.items():
+        # each candidate row's best window
+        order = np.lexsort((-sc, rows))
+        first = np.ones(len(order), bool)
+        first[1:] = rows[order][1:] != rows[order][:-1]
+        pick = order[first]
+        pick = pick[sc[pick] >= top - FINE_DELTA]
+        if not len(pick):
+            continue
+        m = maps[pick]                                     # (k, 6)
+        uu, vv = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        wc, hc = (w - 1) / 2, (h - 1) / 2
+        # the window's pixel in crop pixels, moved and scaled: (f, h, w)
+        cu = wc + E[:, 2, None, None] * (uu - wc) + E[:, 0, None, None]
+        cv = hc + E[:, 2, None, None] * (vv - hc) + E[:, 1, None, None]
+        mx = m[:, None, None, None, 0] * cu + m[:, None, None, None, 1] * cv \
+            + m[:, None, None, None, 2]
+        my = m[:, None, None, None, 3] * cu + m[:, None, None, None, 4] * cv \
+            + m[:, None, None, None, 5]
+        k, f = len(pick), len(E)
+        # one row of the map a window (OpenCV's sides stay under 32,767)
+        cut = cv2.remap(both, mx.reshape(k * f, h * w).astype(np.float32),
+                        my.reshape(k * f, h * w).astype(np.float32), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=(1.0, 1.0, 1.0, 0.0))
+        cut = cut.reshape(k * f, h * w, 4)
+        Wt = (cut[..., 3] > 0.5).astype(np.float32)
+        keep = Wt.mean(axis=1) >= LAYOUT_VISIBLE
+        if not keep.any():
+            continue
+        r = np.repeat(rows[pick], f)[keep]
+        s2, ok = _layout_match(np.ascontiguousarray(cut[keep, :, :3]), Wt[keep], flat[r],
+                               inks[r])
+        np.maximum.at(best, r, s2)
+        np.maximum.at(seen, r, np.where(ok, s2, -1.0))
 
 
 def _reference_views(n: np.ndarray, box):
@@ -892,12 +984,14 @@ class JewishReading:
 
 
 def scores(card: np.ndarray, refs: JewishReferences, got=None, rows: dict | None = None,
-           shown: dict | None = None) -> dict:
+           shown: dict | None = None, fine: dict | None = None) -> dict:
     """Each reference card's best match with the straightened ``card`` (normalised cross-
     correlation, best over scales, shifts and the turns of ``TURNS``; over the uncovered
     pixels when a hand covers part of it): code -> score. ``got``: the card's
     :func:`card_picture`, when already known; ``rows``: filled with each card's best
-    reference row (a clear card)."""
+    reference row (a clear card); ``fine``: given ``fine["run"]`` when the card is matched
+    by the layout, a function giving these scores and ``shown`` searched finer
+    (:func:`layout_scores`)."""
     got = card_picture(card) if got is None else got
     if got is None or isinstance(got, str):
         return {}
@@ -907,10 +1001,20 @@ def scores(card: np.ndarray, refs: JewishReferences, got=None, rows: dict | None
             return covered_scores(got, refs)
         codes = refs.views()[0]
         out = covered_scores(got, refs, np.isin(codes, WORDS))      # the word cards
-        out.update(layout_scores(got, refs, lay, shown))
+        words = dict(out)
+        out.update(layout_scores(got, refs, lay, shown, fine))
         if shown is not None:
-            shown.update({c: v for c, v in out.items() if c in WORDS})
+            shown.update(words)
             shown["*"] = 1.0
+        if fine and "run" in fine:
+            run = fine["run"]
+
+            def with_words():
+                f, sh = run()
+                f.update(words)
+                sh.update(words)
+                return f, sh
+            fine["run"] = with_words
         return out
     patches, aspect, _, _ = got
     codes, aspects, vecs = refs.views()
@@ -938,7 +1042,8 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     got = card_picture(card)
     rows: dict = {}
     shown: dict = {}
-    sc = scores(card, refs, got, rows, shown) if got is not None else {}
+    fine: dict = {}
+    sc = scores(card, refs, got, rows, shown, fine) if got is not None else {}
     covered = isinstance(got, CoveredPicture)
     if not sc:
         why = "a hand covers too much of the picture" if covered else \
@@ -966,7 +1071,8 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
         # matched by the layout, but not where enough of the picture's ink shows
         out.reason = f"too little of {code}'s picture shows ({s:.2f})"
         return out
-    if not sure and (s < floor or s - second < margin):
+    if not sure and (s < floor or s - second < margin) and not (
+            covered and shown and s >= floor and _fine_confirms(code, fine, out)):
         nxt = f", next {order[1][0]} {second:.2f}" if len(order) > 1 else ""
         out.reason = f"the picture is not surely one card's ({code} {s:.2f}{nxt})"
         return out
@@ -974,6 +1080,26 @@ def read_jewish_straight(card: np.ndarray, refs: JewishReferences) -> JewishRead
     if refs.upright(code):
         refs.quarter_ok = True
     return out
+
+
+def _fine_confirms(code: str, fine: dict, out: JewishReading) -> bool:
+    """Whether the layout match searched finer (:func:`_layout_fine`, a rectangle a few
+    pixels off the card) names ``code``, already the likeliest and over the bar: still the
+    likeliest, by ``LAYOUT_MARGIN``, and where enough of its ink shows. It may only add a
+    name the coarse match was short of by its margin (``out.margin`` is then the finer
+    one's); it never changes the likeliest card."""
+    if "run" not in fine:
+        return False
+    f, shown = fine["run"]()
+    order = sorted(f.items(), key=lambda kv: -kv[1])
+    if not order or order[0][0] != code:
+        return False
+    s = order[0][1]
+    second = order[1][1] if len(order) > 1 else 0.0
+    if s - second < LAYOUT_MARGIN or shown.get(code, -1.0) < s - LAYOUT_SLACK:
+        return False
+    out.margin = s - second
+    return True
 
 
 def read_jewish_pile(after: np.ndarray, before: np.ndarray, card_px: float | None,
