@@ -313,6 +313,27 @@ def test_a_banded_card_read_by_its_index_keeps_its_own_colour():
                 assert r.code in (None, code), (code, dx, dy, r.code)
 
 
+def _shifted_under_thumb(code: str, dx: int, dy: int) -> np.ndarray:
+    """``_shifted`` both ways, a thumb over the middle (only the corner indices to read)."""
+    card = cv2.warpAffine(_straight_card(code), np.float32([[1, 0, dx], [0, 1, dy]]),
+                          (CARD_W, CARD_H), borderValue=(90, 110, 130))
+    cv2.ellipse(card, (CARD_W // 2 + dx, CARD_H // 2 + dy), (62, 70), 0, 0, 360,
+                (110, 150, 200), -1)
+    return card
+
+
+def test_an_index_whose_second_letter_lies_wholly_past_its_corner_is_not_read_as_another():
+    # session sixteen (found in session fifteen): on a rectangle 27 pixels off the card the
+    # corner's box ends in the gap between the "C" and the "H" of a Steal a Chip's index: no
+    # ink is cut by the box, the "C" alone is read, and it reads SC. Before, the card (its
+    # middle under a thumb) was named Steal a Card; the ink just past the box's edge counts
+    for dx in (-27, 27):
+        r = read_stacks_straight(_shifted_under_thumb("CH", dx, -6))
+        assert r.code is None, (dx, r.code)
+    assert read_stacks_straight(_shifted_under_thumb("CH", 0, 0)).code == "CH"
+    assert read_stacks_straight(_shifted_under_thumb("SC", 0, 0)).code == "SC"
+
+
 def test_a_card_below_read_through_a_hand_does_not_name_the_new_card():
     # a tuned pile: a B5 laid, fingers over its middle; rectangles fitted on the hand read
     # a card below's B1 by its middle, those on the new card B5 by its indices. (Session

@@ -68,6 +68,11 @@ WHOLE_INDEX = True
 BAND_CORNER = True
 BAND_ARM = 0.6                           # an arm's run: at least this part of the box
 BAND_TOUCH = 0.75                       # a letter touching an arm over more: not taken apart
+#: (session sixteen) an index's ink read ``CUT_BEYOND`` of the card's width past its box's
+#: right edge too (that edge lies inside the card): a piece wholly past the box (the "H" of
+#: "CH" when the box ends in the gap after the "C") is a cut beside the glyph as a piece the
+#: box's edge cuts is; pieces running on from inside the box are judged there, as before
+CUT_BEYOND = 0.1
 
 #: the glyph of each card: its number, W for a wild, or the special's code
 SHAPES = ("1", "2", "3", "4", "5", "W", "SK", "RV", "SC", "CH", "BL")
@@ -150,6 +155,8 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         if a < 8:
             continue
         comps.append((a, i, x, y, w, h))
+    if whole and CUT_BEYOND:
+        cut += _past_the_box(dark, t, box, int(CUT_BEYOND * W))
     if not comps:
         return None
     big = max(c[0] for c in comps)
@@ -168,6 +175,26 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         return None
     r, b = _ink_colour(d, red[y0:y1, x0:x1], blue[y0:y1, x0:x1], m, band)
     return crop, r, b
+
+
+def _past_the_box(dark, t: float, box, beyond: int) -> list[tuple[int, int, int, int]]:
+    """(session sixteen, ``CUT_BEYOND``) The pieces of ink (darker than ``t``; at least two
+    pixels) wholly past ``box``'s right edge, within ``beyond`` pixels of it, as x, y, w, h
+    in the box's own coordinates (x past its width). Pieces running on from inside the box
+    (touching its edge) are left to the box."""
+    x0, x1, y0, y1 = box
+    beyond = min(beyond, dark.shape[1] - x1)
+    if beyond <= 0:
+        return []
+    past = (dark[y0:y1, x1:x1 + beyond] > t).astype(np.uint8)
+    edge = dark[y0:y1, x1 - 1] > t                # the box's last column
+    n, _lab, stats, _ = cv2.connectedComponentsWithStats(past, connectivity=8)
+    ww, out = x1 - x0, []
+    for x, y, w, h, a in stats[1:]:
+        if a < 2 or (x == 0 and edge[max(y - 1, 0):y + h + 1].any()):
+            continue
+        out.append((ww + int(x), int(y), int(w), int(h)))
+    return out
 
 
 def _band_corner(ink: np.ndarray) -> np.ndarray | None:
