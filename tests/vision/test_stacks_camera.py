@@ -267,6 +267,73 @@ def test_an_index_cut_by_the_edge_of_its_corner_is_not_read_as_another_card():
     assert read_stacks_straight(_shifted("SC", 24)).code == "SC"
 
 
+# session sixteen (found in session fifteen): tuned piles of a bold style with a frame band,
+# a sleeve over the new card (its middle under it): the band's corner in the index's box
+# (an L reaching the box's right and bottom edges) was taken for a letter of the index cut
+# by the box, and the index was never read; the card was unknown
+@pytest.mark.parametrize("style,i,code", [(2, 20, "BL"), (4, 3, "R4")])
+def test_a_banded_card_under_a_sleeve_is_named_by_its_index_though_the_band_crosses_its_corner(
+        style, i, code):
+    st = stacks_style("bold", style)
+    assert st.band
+    sc = render_stacks_pile(np.random.default_rng([15, i]), "tuned", style=st, hand_over=True)
+    assert sc.hand_over_card and sc.code == code
+    r = read_stacks_pile(sc.after, sc.before, sc.card_px)
+    assert (r.code, r.way) == (code, "index")
+
+
+def _banded_under_thumb(code: str, dx: int = 0, dy: int = 0) -> np.ndarray:
+    """A card of a tuned banded style straightened, moved by ``dx``, ``dy`` (the table
+    showing past it), a thumb over its middle: only its corner indices, inside the band's
+    corner, to read."""
+    st = stacks_style("bold", 5)
+    assert st.band
+    img = stacks_card_image(code, st, 240)[..., :3]
+    card = cv2.resize(img, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+    card = cv2.warpAffine(card, np.float32([[1, 0, dx], [0, 1, dy]]), (CARD_W, CARD_H),
+                          borderValue=(90, 110, 130))
+    cv2.ellipse(card, (CARD_W // 2 + dx, CARD_H // 2 + dy), (62, 70), 0, 0, 360,
+                (110, 150, 200), -1)
+    return card
+
+
+def test_a_banded_card_read_by_its_index_keeps_its_own_colour():
+    # session sixteen: taking the band's arms out of the index's box changes the ink its
+    # colour is measured on (the band is in the card's colour, and beside the index). A red
+    # and a blue card and a special (dark ink) of one banded style, their middles under a
+    # thumb: each named by its index in its own colour in place (before: all unknown), and,
+    # moved as rectangles off the card see them, never named in another colour or as
+    # another card
+    for code in ("R4", "B4", "RW", "BW", "BL", "CH"):
+        r = read_stacks_straight(_banded_under_thumb(code))
+        assert (r.code, r.way) == (code, "index"), (code, r.code, r.reason)
+        for dx in (-12, -6, 6, 12):
+            for dy in (-6, 6):
+                r = read_stacks_straight(_banded_under_thumb(code, dx, dy))
+                assert r.code in (None, code), (code, dx, dy, r.code)
+
+
+def _shifted_under_thumb(code: str, dx: int, dy: int) -> np.ndarray:
+    """``_shifted`` both ways, a thumb over the middle (only the corner indices to read)."""
+    card = cv2.warpAffine(_straight_card(code), np.float32([[1, 0, dx], [0, 1, dy]]),
+                          (CARD_W, CARD_H), borderValue=(90, 110, 130))
+    cv2.ellipse(card, (CARD_W // 2 + dx, CARD_H // 2 + dy), (62, 70), 0, 0, 360,
+                (110, 150, 200), -1)
+    return card
+
+
+def test_an_index_whose_second_letter_lies_wholly_past_its_corner_is_not_read_as_another():
+    # session sixteen (found in session fifteen): on a rectangle 27 pixels off the card the
+    # corner's box ends in the gap between the "C" and the "H" of a Steal a Chip's index: no
+    # ink is cut by the box, the "C" alone is read, and it reads SC. Before, the card (its
+    # middle under a thumb) was named Steal a Card; the ink just past the box's edge counts
+    for dx in (-27, 27):
+        r = read_stacks_straight(_shifted_under_thumb("CH", dx, -6))
+        assert r.code is None, (dx, r.code)
+    assert read_stacks_straight(_shifted_under_thumb("CH", 0, 0)).code == "CH"
+    assert read_stacks_straight(_shifted_under_thumb("SC", 0, 0)).code == "SC"
+
+
 def test_a_card_below_read_through_a_hand_does_not_name_the_new_card():
     # a tuned pile: a B5 laid, fingers over its middle; rectangles fitted on the hand read
     # a card below's B1 by its middle, those on the new card B5 by its indices. (Session

@@ -60,6 +60,19 @@ INDEX_CHROMA_RED, INDEX_CHROMA_BLUE = 0.25, 0.15
 #: (session fourteen) an index with ink cut by its box's edge beside it (a letter of "SC" or
 #: "CH" left out: "C" alone, "S" alone, which is Skip's index) is not read
 WHOLE_INDEX = True
+#: (session sixteen) a frame band's corner in an index's box (an L of straight arms reaching
+#: the box's right and bottom edges) is no letter cut by the box: its arms are left out of
+#: the ink (and out of the neighbourhood the glyph's colour is measured on); a letter lying
+#: along an arm keeps the band a cut, and every other piece at the box's edge is one as
+#: before
+BAND_CORNER = True
+BAND_ARM = 0.6                           # an arm's run: at least this part of the box
+BAND_TOUCH = 0.75                       # a letter touching an arm over more: not taken apart
+#: (session sixteen) an index's ink read ``CUT_BEYOND`` of the card's width past its box's
+#: right edge too (that edge lies inside the card): a piece wholly past the box (the "H" of
+#: "CH" when the box ends in the gap after the "C") is a cut beside the glyph as a piece the
+#: box's edge cuts is; pieces running on from inside the box are judged there, as before
+CUT_BEYOND = 0.1
 
 #: the glyph of each card: its number, W for a wild, or the special's code
 SHAPES = ("1", "2", "3", "4", "5", "W", "SK", "RV", "SC", "CH", "BL")
@@ -125,8 +138,11 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         return None
     t = max(0.2, 0.45 * float(np.percentile(d, 99.5)))
     ink = (d > t).astype(np.uint8)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     hh, ww = ink.shape
+    band = _band_corner(ink) if whole and BAND_CORNER else None
+    if band is not None:
+        ink[band] = 0
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     comps, cut = [], []
     for i in range(1, n):
         x, y, w, h, a = stats[i]
@@ -139,6 +155,8 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         if a < 8:
             continue
         comps.append((a, i, x, y, w, h))
+    if whole and CUT_BEYOND:
+        cut += _past_the_box(dark, t, box, int(CUT_BEYOND * W))
     if not comps:
         return None
     big = max(c[0] for c in comps)
@@ -155,8 +173,75 @@ def _ink_glyph(norm, box, min_h: float, max_h: float = 1.0, whole: bool = False)
         return None
     if whole and _cut_beside(cut, xs.min(), xs.max() + 1, ys.min(), ys.max() + 1):
         return None
-    r, b = _ink_colour(d, red[y0:y1, x0:x1], blue[y0:y1, x0:x1], m)
+    r, b = _ink_colour(d, red[y0:y1, x0:x1], blue[y0:y1, x0:x1], m, band)
     return crop, r, b
+
+
+def _past_the_box(dark, t: float, box, beyond: int) -> list[tuple[int, int, int, int]]:
+    """(session sixteen, ``CUT_BEYOND``) The pieces of ink (darker than ``t``; at least two
+    pixels) wholly past ``box``'s right edge, within ``beyond`` pixels of it, as x, y, w, h
+    in the box's own coordinates (x past its width). Pieces running on from inside the box
+    (touching its edge) are left to the box."""
+    x0, x1, y0, y1 = box
+    beyond = min(beyond, dark.shape[1] - x1)
+    if beyond <= 0:
+        return []
+    past = (dark[y0:y1, x1:x1 + beyond] > t).astype(np.uint8)
+    edge = dark[y0:y1, x1 - 1] > t                # the box's last column
+    n, _lab, stats, _ = cv2.connectedComponentsWithStats(past, connectivity=8)
+    ww, out = x1 - x0, []
+    for x, y, w, h, a in stats[1:]:
+        if a < 2 or (x == 0 and edge[max(y - 1, 0):y + h + 1].any()):
+            continue
+        out.append((ww + int(x), int(y), int(w), int(h)))
+    return out
+
+
+def _band_corner(ink: np.ndarray) -> np.ndarray | None:
+    """(session sixteen) The pixels of a frame band's corner in an index's box ``ink``, or
+    None: the straight arms (runs along a row at least ``BAND_ARM`` of the box wide and
+    along a column at least ``BAND_ARM`` of it high, both) and their frayed edges of a piece
+    of ink that reaches the box's right and bottom edges and spans neither the whole box's
+    width nor its height (a band or border across the whole box is left out as before),
+    unless a letter of the piece lies along an arm (``BAND_TOUCH``)."""
+    hh, ww = ink.shape
+
+    def runs(k):                          # (no ink past the box: a run ends at its edge)
+        return cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(k, np.uint8),
+                                borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+
+    hx, vy = runs((1, max(int(BAND_ARM * ww), 1))), runs((max(int(BAND_ARM * hh), 1), 1))
+    if not hx.any() or not vy.any():
+        return None
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    out = np.zeros(ink.shape, bool)
+    for i in range(1, n):
+        x, y, w, h, _a = stats[i]
+        if w > 0.92 * ww or h > 0.92 * hh or x + w < ww or y + h < hh:
+            continue
+        mine = lab == i
+        if not ((hx & mine).any() and (vy & mine).any()):
+            continue
+        # beside its arms, the band's frayed edge (lines a pixel or two across) is the band
+        # too; a letter touching the band (a bar's end) is its own piece once the arms are
+        # out, but one lying along an arm (touching it over more than ``BAND_TOUCH`` of its
+        # length) would be read with a stroke taken out: then the piece is no band corner
+        # (a cut, as before)
+        arms = (hx | vy) & mine
+        rest = (mine & ~arms).astype(np.uint8)
+        near = cv2.dilate(arms.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        k, rl, rs, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        band, letter_along = arms.copy(), False
+        for j in range(1, k):
+            if min(rs[j, 2], rs[j, 3]) <= 2:
+                band |= rl == j
+                continue
+            ys, xs = np.nonzero((rl == j) & near)
+            if len(ys) and max(np.ptp(ys), np.ptp(xs)) + 1 > BAND_TOUCH * max(rs[j, 2], rs[j, 3]):
+                letter_along = True
+        if not letter_along:
+            out |= band
+    return out if out.any() else None
 
 
 def _cut_beside(cut, gx0, gx1, gy0, gy1) -> bool:
@@ -172,14 +257,19 @@ def _cut_beside(cut, gx0, gx1, gy0, gy1) -> bool:
     return False
 
 
-def _ink_colour(dark, red, blue, m) -> tuple[float, float]:
+def _ink_colour(dark, red, blue, m, out=None) -> tuple[float, float]:
     """The redness and blueness of the ink ``m`` (a mask over ``dark``, ``red``, ``blue``):
     with ``CHROMA_BOX``, the median over its pixels of the colour per darkness in the box
     round each (a thin stroke's colour smeared onto the paper beside it counted), else the
-    median colour of its pixels."""
+    median colour of its pixels. ``out`` (session sixteen: a frame band's arms taken out
+    of the ink): pixels left out of the box round each (the colour per darkness of the rest);
+    a pixel with none of them within the box is measured as without."""
     if not CHROMA_BOX:
         return float(np.median(red[m])), float(np.median(blue[m]))
     k = (CHROMA_BOX, CHROMA_BOX)
+    if out is not None:
+        keep = (~out).astype(np.float32)
+        dark, red, blue = dark * keep, red * keep, blue * keep
     d = cv2.blur(np.ascontiguousarray(dark), k)[m]
     r = cv2.blur(np.ascontiguousarray(red), k)[m] / d
     b = cv2.blur(np.ascontiguousarray(blue), k)[m] / d
