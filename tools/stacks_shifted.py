@@ -76,9 +76,9 @@ def hash_key(key: tuple) -> int:
     return h
 
 
-def run(out_path: str | None) -> dict:
-    reads = {}
-    t0 = time.time()
+def shifted_pictures():
+    """Every shifted tuned card picture of the check: (key, picture), key = (style, code,
+    dx, dy, thumb)."""
     for name, st in styles():
         for code in CODES:
             img = stacks_card_image(code, st, 240)[..., :3]
@@ -87,9 +87,19 @@ def run(out_path: str | None) -> dict:
                 for dx in DXS:
                     for dy in DYS:
                         key = (name, code, dx, dy, int(thumb))
-                        r = read_stacks_straight(picture(card, key, dx, dy, thumb))
-                        reads["/".join(map(str, key))] = r.code
-        print(f"  {name}: {len(reads)} reads, {time.time() - t0:.0f} s", file=sys.stderr)
+                        yield key, picture(card, key, dx, dy, thumb)
+
+
+def run(out_path: str | None) -> dict:
+    reads = {}
+    t0 = time.time()
+    last = None
+    for key, pic in shifted_pictures():
+        if last is not None and key[0] != last:
+            print(f"  {last}: {len(reads)} reads, {time.time() - t0:.0f} s", file=sys.stderr)
+        last = key[0]
+        reads["/".join(map(str, key))] = read_stacks_straight(pic).code
+    print(f"  {last}: {len(reads)} reads, {time.time() - t0:.0f} s", file=sys.stderr)
     res = summary(reads)
     if out_path:
         with open(out_path, "w") as f:
@@ -138,38 +148,31 @@ def compare(flag: str) -> dict:
     last bit, how many differ, and of those read only with the flag on, the ink colour each
     is given (:func:`_index_colour`) against the card's."""
     c = Counter()
-    for name, st in styles():
-        for code in CODES:
-            img = stacks_card_image(code, st, 240)[..., :3]
-            card = cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
-            for thumb in (False, True):
-                for dx in DXS:
-                    for dy in DYS:
-                        key = (name, code, dx, dy, int(thumb))
-                        pic = picture(card, key, dx, dy, thumb)
-                        norm = sr._normalised(pic)
-                        turned = tuple(np.ascontiguousarray(a[::-1, ::-1]) for a in norm)
-                        for n in (norm, turned):
-                            got = []
-                            for on in (False, True):
-                                setattr(sr, flag, on)
-                                got.append(sr.index_parts(pic, n))
-                            setattr(sr, flag, True)
-                            off, on = got
-                            if off is None and on is None:
-                                c["neither"] += 1
-                            elif off is not None and on is not None:
-                                same = (off[0].shape == on[0].shape and (off[0] == on[0]).all()
-                                        and off[1:] == on[1:])
-                                c["same" if same else "changed"] += 1
-                            elif off is not None:
-                                c["lost"] += 1
-                            else:
-                                col = sr._index_colour(on[1], on[2])
-                                c["new"] += 1
-                                c["new_colour_" + ("unsure" if col is None else "right"
-                                                   if col == colour_of(code) else "WRONG")] += 1
-        print(f"  {name}: {dict(c)}", file=sys.stderr)
+    for key, pic in shifted_pictures():
+        code = key[1]
+        norm = sr._normalised(pic)
+        turned = tuple(np.ascontiguousarray(a[::-1, ::-1]) for a in norm)
+        for n in (norm, turned):
+            got = []
+            for on in (False, True):
+                setattr(sr, flag, on)
+                got.append(sr.index_parts(pic, n))
+            setattr(sr, flag, True)
+            off, on = got
+            if off is None and on is None:
+                c["neither"] += 1
+            elif off is not None and on is not None:
+                same = (off[0].shape == on[0].shape and (off[0] == on[0]).all()
+                        and off[1:] == on[1:])
+                c["same" if same else "changed"] += 1
+            elif off is not None:
+                c["lost"] += 1
+            else:
+                col = sr._index_colour(on[1], on[2])
+                c["new"] += 1
+                c["new_colour_" + ("unsure" if col is None else "right"
+                                   if col == colour_of(code) else "WRONG")] += 1
+    print(f"  {dict(c)}", file=sys.stderr)
     return dict(sorted(c.items()))
 
 
