@@ -381,16 +381,24 @@ def test_a_word_card_in_thick_letters_is_read_under_another_light_either_end_up(
         assert read_jewish_straight(laid, refs).code == code
 
 
+def _tuned_view(seed, look: int, views: int):
+    """The ``views``-th view of a tuned pile (``benchmarks/jewish_cards.py --split tuned``:
+    seed ``seed``, look ``look``), the views before it read as in a game: (the scene, the
+    reading, the table)."""
+    rng = np.random.default_rng([seed, look])
+    table = JewishTable(rng, "tuned")
+    for _ in range(views):
+        sc = table.pile(rng)
+        r = read_jewish_pile(sc.after, sc.before, sc.card_px, table.refs)
+    return sc, r, table
+
+
 def test_a_picture_card_under_a_hand_is_not_named_a_word_card():
     """A tuned pile (``benchmarks/jewish_cards.py --split tuned --seed 15``, look 4, its third
     view): a TZEDAKAH under a bare hand, the part of it showing beside the hand boxed as wide
     as a word, had been named ADD at 0.565 over the word cards' low floor (0.55). A hand
     over the card asks a word card the masked bar (0.80): unknown, the chip waits."""
-    rng = np.random.default_rng([15, 4])
-    table = JewishTable(rng, "tuned")
-    for _ in range(3):                  # the views before it are read, as in a game
-        sc = table.pile(rng)
-        r = read_jewish_pile(sc.after, sc.before, sc.card_px, table.refs)
+    sc, r, _ = _tuned_view(15, 4, 3)
     assert sc.code == "TZEDAKAH" and sc.hand_over_card
     assert r.code is None, (r.best, r.score, r.margin)
 
@@ -467,11 +475,7 @@ def test_a_sliver_of_a_picture_beside_a_hand_is_not_named_by_the_layout():
     by 0.17 (named wrong) though its pale square, where the card shows paper, was not
     there: a picture is named by the layout only where the inks lie alike over what shows
     (``LAYOUT_IOU``). Unknown, the chip waits."""
-    rng = np.random.default_rng([13, 13])
-    table = JewishTable(rng, "tuned")
-    for _ in range(8):                  # the views before it are read, as in a game
-        sc = table.pile(rng)
-        r = read_jewish_pile(sc.after, sc.before, sc.card_px, table.refs)
+    sc, r, table = _tuned_view(13, 13, 8)
     assert sc.code == "GRAGGER" and sc.hand_over_card and table.refs.layout() is not None
     assert r.code is None, (r.best, r.score, r.margin)
 
@@ -488,11 +492,7 @@ def test_a_card_under_a_hand_on_a_rectangle_a_few_pixels_off_is_named(monkeypatc
 
     def thirteenth(fine):
         monkeypatch.setattr(jewish, "LAYOUT_FINE", fine)
-        rng = np.random.default_rng([12, 0])
-        table = JewishTable(rng, "tuned")
-        for _ in range(13):             # the views before it are read, as in a game
-            sc = table.pile(rng)
-            r = read_jewish_pile(sc.after, sc.before, sc.card_px, table.refs)
+        sc, r, table = _tuned_view(12, 0, 13)
         assert sc.code == "TZEDAKAH" and sc.hand_over_card and table.refs.layout() is not None
         return r
 
