@@ -30,6 +30,12 @@ without a hand. Sets:
 - ``pattern``: the table replaced by checks, stripes or dots in two random colours
   (drawn generically over a tuned one, shaded by the scene's light), half the time a
   lamp's steep gradient and less light, a third of the time tilted 20 to 35 degrees;
+- ``fold``: the crease of a folding board: a fold line across the middle (both ways a
+  third of the time) drawn as a thin shadow beside a thin highlight, the halves lit a
+  little differently, and one half bent up at the fold: in the picture, that half
+  stretched or squeezed by up to 3 % away from the fold (no single grid fits both halves
+  exactly; drawn generically over a tuned look, from a real folding board's description,
+  not from any held-out family's code);
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
   the table darkened or made busy a quarter of the time each.
 
@@ -89,6 +95,7 @@ def scene(kind: str, rng: np.random.Generator):
         table_dim = float(rng.uniform(0.15, 0.35))
     elif kind == "full":
         fill = (0.6, 0.8)
+    extras_fold = int(rng.integers(1 << 30)) if kind == "fold" else None
     extras: dict = {}
     wild = kind == "wild"
     if kind == "tilt" or (wild and rng.random() < 0.25):
@@ -113,6 +120,8 @@ def scene(kind: str, rng: np.random.Generator):
         if rng.random() < 0.33:
             cond = replace(cond, tilt_deg=float(rng.uniform(20, 35)),
                            distortion=float(rng.uniform(-0.1, 0.06)))
+    if extras_fold is not None:
+        extras["fold"] = extras_fold
     u = rng.random()
     if kind == "busy" or (wild and u < 0.25):
         extras["busy"] = int(rng.integers(1 << 30))
@@ -257,7 +266,58 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         img = busy_table(img, r.corners, extras["busy"] + k)
     if "pattern" in extras:
         img = patterned_table(img, r.corners, extras["pattern"])
+    if "fold" in extras:
+        img, grid = folded(img, r.corners, r.grid_corners, extras["fold"])
+        r = replace(r, grid_corners=grid)
     return board, c, r, img
+
+
+def folded(img: np.ndarray, outer: np.ndarray, grid: np.ndarray, seed: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The board folded across its middle (``fold`` set): returns the picture and the grid
+    corners as they now lie. One or both midlines (through the midpoints of opposite outer
+    sides) get a shadow line 1 to 3 px wide, 20 to 50 % darker, and a highlight beside it;
+    the board's half on one side of the first fold is lit 0.85 to 1.15 times as bright, and
+    the picture on that side is moved away from (or towards) the fold by -3 to 3 % of each
+    pixel's distance from it (the half bent up at the hinge)."""
+    import cv2
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    o = np.float32(outer)
+    first = int(rng.integers(2))
+    # a fold runs between the midpoints of two opposite sides
+    ends = [((o[0] + o[1]) / 2, (o[3] + o[2]) / 2), ((o[0] + o[3]) / 2, (o[1] + o[2]) / 2)]
+    folds = [ends[first]] + ([ends[1 - first]] if rng.random() < 1 / 3 else [])
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    mask = _board_mask(img.shape, outer)[..., 0]
+    out = img.astype(np.float32)
+    a, b = folds[0]
+    t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+    n = np.float32([-t[1], t[0]])
+    side = (xx - a[0]) * n[0] + (yy - a[1]) * n[1]          # signed distance from the fold
+    half = (side > 0).astype(np.float32)
+    light = float(rng.uniform(0.85, 1.15))
+    out *= (1 + (light - 1) * half * mask)[..., None]
+    for a, b in folds:
+        t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+        nn = np.float32([-t[1], t[0]])
+        d = (xx - a[0]) * nn[0] + (yy - a[1]) * nn[1]
+        wd = float(rng.uniform(0.5, 1.5))
+        dark = float(rng.uniform(0.5, 0.8))
+        bright = float(rng.uniform(1.1, 1.3))
+        f = 1 - (1 - dark) * np.exp(-(d / wd) ** 2) + (bright - 1) * np.exp(-((d - 2 * wd - 1) / wd) ** 2)
+        out *= (1 + (f - 1) * mask)[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    k = float(rng.uniform(-0.03, 0.03))
+    # inverse map: a pixel at signed distance s' > 0 in the result came from s'/(1+k)
+    a, _ = folds[0]
+    shift = np.where(side > 0, side * (k / (1 + k)), 0).astype(np.float32)
+    mx, my = xx - shift * n[0], yy - shift * n[1]
+    out = cv2.remap(out, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    g = np.float32(grid).copy()
+    sd = (g[:, 0] - a[0]) * n[0] + (g[:, 1] - a[1]) * n[1]
+    g += np.where(sd > 0, sd * k, 0)[:, None] * n[None, :]
+    return out, g
 
 
 def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = "",
@@ -291,7 +351,17 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
                 wrong += sum(a is not SpaceState.UNKNOWN and a != t and a != board.states[i]
                              for i, (a, t) in enumerate(zip(states, r.truth.states)))
                 space = float(np.linalg.norm(g[1] - g[0])) / layout.cols
-                grid_off += float(np.linalg.norm(reading.corners - g, axis=1).max()) > 0.25 * space
+                off = float(np.linalg.norm(reading.corners - g, axis=1).max()) / space
+                if off > 0.25:
+                    grid_off += 1
+                    print(f"  grid off {kind} {s}.{k} {look.describe()} tilt={cond.tilt_deg:.0f}"
+                          f" scale={cond.scale:.2f} fill={sum(x is not SpaceState.EMPTY for x in board.states)}"
+                          f" by {off:.2f} of a space, {n - ok} spaces wrong",
+                          file=sys.stderr, flush=True)
+                    if save:
+                        np.savez_compressed(f"{save}/{kind}_{seed}_{s}_{k}_off.npz", image=img,
+                                            grid=r.grid_corners, outer=r.corners,
+                                            found=reading.corners)
             else:
                 problems[reading.problem.split(":")[0]] += 1
                 if diagnose:
@@ -329,7 +399,7 @@ def main(argv=None) -> int:
                "         python -m tools.uncal_dev --set wild --scenes 50 --seed 71 --why",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
-                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern"
+                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern, fold"
                          " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
