@@ -500,8 +500,8 @@ LATTICE_RATIO = 2.0
 TURN_SURE = 3
 #: ... one of them at least with this rank: each space of the pair the other's most alike
 #: (tuned crowded frames, 60 to 80 % covered, the outline's corners: under the right turn
-#: 32 of 40 had one such bare pair or more, under the 120 wrong turns none; three of them
-#: had 3 bare pairs surely alike, once passing the rule above: docs/vision.md, session 17)
+#: 41 of 52 had one such bare pair or more, under the 156 wrong turns none; one wrong turn
+#: had 3 bare pairs surely alike and passed the rule above: docs/vision.md, session 17)
 TOP_RANK = 0.999
 #: ... or, the print round the chips too (:func:`print_sure`): at least this many pairs
 #: surely alike under it, and :data:`TURN_PRINT_RATIO` times as many as under any other
