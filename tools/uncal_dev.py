@@ -305,12 +305,13 @@ def folded(img: np.ndarray, outer: np.ndarray, grid: np.ndarray, seed: int
         wd = float(rng.uniform(0.5, 1.5))
         dark = float(rng.uniform(0.5, 0.8))
         bright = float(rng.uniform(1.1, 1.3))
-        f = 1 - (1 - dark) * np.exp(-(d / wd) ** 2) + (bright - 1) * np.exp(-((d - 2 * wd - 1) / wd) ** 2)
+        f = (1 - (1 - dark) * np.exp(-(d / wd) ** 2)
+             + (bright - 1) * np.exp(-((d - 2 * wd - 1) / wd) ** 2))
         out *= (1 + (f - 1) * mask)[..., None]
     out = np.clip(out, 0, 255).astype(np.uint8)
     k = float(rng.uniform(-0.03, 0.03))
     # inverse map: a pixel at signed distance s' > 0 in the result came from s'/(1+k)
-    a, _ = folds[0]
+    a, _ = folds[0]                      # the first fold is the hinge
     shift = np.where(side > 0, side * (k / (1 + k)), 0).astype(np.float32)
     mx, my = xx - shift * n[0], yy - shift * n[1]
     out = cv2.remap(out, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -354,8 +355,9 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
                 off = float(np.linalg.norm(reading.corners - g, axis=1).max()) / space
                 if off > 0.25:
                     grid_off += 1
+                    filled = sum(x is not SpaceState.EMPTY for x in board.states)
                     print(f"  grid off {kind} {s}.{k} {look.describe()} tilt={cond.tilt_deg:.0f}"
-                          f" scale={cond.scale:.2f} fill={sum(x is not SpaceState.EMPTY for x in board.states)}"
+                          f" scale={cond.scale:.2f} fill={filled}"
                           f" by {off:.2f} of a space, {n - ok} spaces wrong",
                           file=sys.stderr, flush=True)
                     if save:
@@ -399,7 +401,8 @@ def main(argv=None) -> int:
                "         python -m tools.uncal_dev --set wild --scenes 50 --seed 71 --why",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
-                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern, fold"
+                    help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern,"
+                         " fold"
                          " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
