@@ -36,6 +36,13 @@ without a hand. Sets:
   stretched or squeezed by up to 3 % away from the fold (no single grid fits both halves
   exactly; drawn generically over a tuned look, from a real folding board's description,
   not from any held-out family's code);
+- ``pale``: every coloured chip washed towards white by 25 to 50 % and 30 to 70 % of its
+  colour taken away, in the light's own colour (pale plastic, chips faded by the sun: drawn
+  generically over a tuned look, where the picture differs from the same scene rendered
+  empty);
+- ``far``: the camera far off, the board small in the picture (0.45 to 0.65 of the
+  frame's height with its edge: about 20 to 30 pixels a space at 1280 × 720), tilted up
+  to 25 degrees;
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
   the table darkened or made busy a quarter of the time each.
 
@@ -62,7 +69,7 @@ from dataclasses import replace
 import numpy as np
 
 from engine.game import builtin_layout
-from engine.observation import SpaceState
+from engine.observation import Observation, SpaceState
 from vision.looks import draw_look, look_conditions
 from vision.reader import BoardReader
 from vision.synth import kelvin_gains, random_board, render
@@ -95,7 +102,12 @@ def scene(kind: str, rng: np.random.Generator):
         table_dim = float(rng.uniform(0.15, 0.35))
     elif kind == "full":
         fill = (0.6, 0.8)
+    elif kind == "far":
+        cond = replace(cond, scale=float(rng.uniform(0.45, 0.65)),
+                       tilt_deg=float(rng.uniform(0, 25)))
     extras_fold = int(rng.integers(1 << 30)) if kind == "fold" else None
+    extras_pale = (float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.3, 0.7))) \
+        if kind == "pale" else None
     extras: dict = {}
     wild = kind == "wild"
     if kind == "tilt" or (wild and rng.random() < 0.25):
@@ -122,6 +134,8 @@ def scene(kind: str, rng: np.random.Generator):
                            distortion=float(rng.uniform(-0.1, 0.06)))
     if extras_fold is not None:
         extras["fold"] = extras_fold
+    if extras_pale is not None:
+        extras["pale"] = extras_pale
     u = rng.random()
     if kind == "busy" or (wild and u < 0.25):
         extras["busy"] = int(rng.integers(1 << 30))
@@ -256,8 +270,13 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
     board, the conditions, the render and the picture."""
     board = random_board(layout, rng, fill=float(rng.uniform(*fill)))
     c = replace(cond, brightness=cond.brightness * float(rng.uniform(0.94, 1.06)))
-    r = render(layout, board, c, seed=int(rng.integers(1 << 30)), look=look)
+    seed = int(rng.integers(1 << 30))
+    r = render(layout, board, c, seed=seed, look=look)
     img = r.image
+    if "pale" in extras:
+        empty = render(layout, Observation.empty(layout.rows, layout.cols), c, seed=seed,
+                       look=look).image
+        img = paled(img, empty, *extras["pale"])
     if table_dim != 1.0:
         img = darken_table(img, r.corners, table_dim)
     if "mixed" in extras:
@@ -270,6 +289,29 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         img, grid = folded(img, r.corners, r.grid_corners, extras["fold"])
         r = replace(r, grid_corners=grid)
     return board, c, r, img
+
+
+def paled(img: np.ndarray, empty: np.ndarray, white: float, grey: float) -> np.ndarray:
+    """Every chip washed towards white by ``white`` and ``grey`` of its colour taken away,
+    both relative to the scene's light (its white is the board's paper as the same scene
+    rendered empty shows it, ``empty``: the brightest pixel within 31 px, so that under a
+    warm lamp a pale chip is pale in the lamp's colour, not bluish). The chips are the
+    pixels that differ from ``empty`` by more than 45 grey levels in a channel and whose
+    colour is not near grey (the white chips and the chips' shadows are left as they are)."""
+    import cv2
+    f = img.astype(np.float32)
+    e = empty.astype(np.float32)
+    diff = np.abs(f - e).max(axis=2)
+    colourful = f.max(axis=2) - f.min(axis=2) > 40
+    mask = ((diff > 45) & colourful).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    m = (cv2.GaussianBlur(mask, (3, 3), 0).astype(np.float32) / 255.0)[..., None]
+    paper = cv2.dilate(cv2.GaussianBlur(e, (5, 5), 0), np.ones((31, 31), np.uint8))
+    paper = np.maximum(cv2.GaussianBlur(paper, (0, 0), 8), 1.0)
+    n = f / paper                                    # the chip as a share of the light
+    n = n * (1 - grey) + n.mean(axis=2, keepdims=True) * grey
+    n = n * (1 - white) + 0.96 * white
+    return np.clip(f * (1 - m) + n * paper * m, 0, 255).astype(np.uint8)
 
 
 def folded(img: np.ndarray, outer: np.ndarray, grid: np.ndarray, seed: int
@@ -402,7 +444,7 @@ def main(argv=None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
                     help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern,"
-                         " fold"
+                         " fold, pale, far"
                          " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
