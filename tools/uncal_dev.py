@@ -43,6 +43,10 @@ without a hand. Sets:
 - ``far``: the camera far off, the board small in the picture (0.45 to 0.65 of the
   frame's height with its edge: about 20 to 30 pixels a space at 1280 × 720), tilted up
   to 25 degrees;
+- ``faded``: an old board, its print faded and its paper yellowed: inside the board's
+  outline, every pixel drawn 30 to 60 % of the way towards the paper's own colour (the
+  brightest within 31 px), then tinted yellow by 5 to 20 % (blue down, red up a little);
+  its edge fades with it; the chips on it are left as they are;
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
   the table darkened or made busy a quarter of the time each.
 
@@ -106,6 +110,8 @@ def scene(kind: str, rng: np.random.Generator):
         cond = replace(cond, scale=float(rng.uniform(0.45, 0.65)),
                        tilt_deg=float(rng.uniform(0, 25)))
     extras_fold = int(rng.integers(1 << 30)) if kind == "fold" else None
+    extras_faded = (float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.05, 0.2))) \
+        if kind == "faded" else None
     extras_pale = (float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.3, 0.7))) \
         if kind == "pale" else None
     extras: dict = {}
@@ -136,6 +142,8 @@ def scene(kind: str, rng: np.random.Generator):
         extras["fold"] = extras_fold
     if extras_pale is not None:
         extras["pale"] = extras_pale
+    if extras_faded is not None:
+        extras["faded"] = extras_faded
     u = rng.random()
     if kind == "busy" or (wild and u < 0.25):
         extras["busy"] = int(rng.integers(1 << 30))
@@ -277,6 +285,10 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         empty = render(layout, Observation.empty(layout.rows, layout.cols), c, seed=seed,
                        look=look).image
         img = paled(img, empty, *extras["pale"])
+    if "faded" in extras:
+        empty = render(layout, Observation.empty(layout.rows, layout.cols), c, seed=seed,
+                       look=look).image
+        img = faded(img, empty, r.corners, *extras["faded"])
     if table_dim != 1.0:
         img = darken_table(img, r.corners, table_dim)
     if "mixed" in extras:
@@ -289,6 +301,25 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         img, grid = folded(img, r.corners, r.grid_corners, extras["fold"])
         r = replace(r, grid_corners=grid)
     return board, c, r, img
+
+
+def faded(img: np.ndarray, empty: np.ndarray, outer: np.ndarray, fade: float,
+          yellow: float) -> np.ndarray:
+    """Inside the board's outer corners, the print and paper drawn ``fade`` of the way
+    towards the paper (the brightest pixel within 31 px, smoothed), then tinted yellow
+    (blue times 1 - ``yellow``, red times 1 + ``yellow`` / 4); the chips (where the picture
+    differs from the same scene rendered empty, ``empty``, by more than 45 grey levels in
+    a channel) left as they are."""
+    import cv2
+    f = img.astype(np.float32)
+    paper = cv2.dilate(cv2.GaussianBlur(f, (5, 5), 0), np.ones((31, 31), np.uint8))
+    paper = cv2.GaussianBlur(paper, (0, 0), 8)
+    out = (f * (1 - fade) + paper * fade) * np.float32([1 - yellow, 1.0, 1 + yellow / 4])
+    chips = (np.abs(f - empty.astype(np.float32)).max(axis=2) > 45).astype(np.uint8) * 255
+    chips = cv2.morphologyEx(chips, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    m = _board_mask(img.shape, outer) * (1 - cv2.GaussianBlur(chips, (3, 3), 0)
+                                         .astype(np.float32)[..., None] / 255.0)
+    return np.clip(f * (1 - m) + out * m, 0, 255).astype(np.uint8)
 
 
 def paled(img: np.ndarray, empty: np.ndarray, white: float, grey: float) -> np.ndarray:
@@ -444,7 +475,7 @@ def main(argv=None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
                     help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern,"
-                         " fold, pale, far"
+                         " fold, pale, far, faded"
                          " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
