@@ -470,9 +470,54 @@ def _bare_spaces(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.n
     board = straighten(frame, corners, layout)
     f = features(board, layout.rows, layout.cols)
     spread = _centre_spread(board, layout.rows, layout.cols)
-    chip = [spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20 and chip_colour(f.centre[i])[0] is not SpaceState.UNKNOWN
-            for i in range(layout.size)]
-    return ~np.array(chip)
+    colour = [chip_colour(f.centre[i])[0] for i in range(layout.size)]
+    chip = np.array([spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20
+                     and colour[i] is not SpaceState.UNKNOWN for i in range(layout.size)])
+    white = np.flatnonzero(chip & np.array([c is SpaceState.WHITE for c in colour]))
+    if len(white):
+        # a smooth, white middle is a white chip only with a disc's rim round it: a card
+        # whose middle is blank paper (a two, a faded print) looks just as smooth and white
+        # (session 17: on a faded, yellowed board 40 of 57 empty spaces were taken for white
+        # chips, leaving 3 of 18 bare pairs)
+        lit = np.array([max(float(f.light[i].mean()), 12.0) / 230.0 for i in white])
+        chip[white] = _rim_strength(frame, corners, layout, white) / lit >= WHITE_RIM
+    return ~chip
+
+
+#: a smooth white middle is a white chip when the rim round it (:func:`_rim_strength`, the
+#: light normalised to 230) is at least this strong (tuned sets base, faded, dim and glare:
+#: white chips 5th percentile 106, median 169; empty spaces with a smooth white middle
+#: median 75, three in four below 107; docs/vision.md, session 17)
+WHITE_RIM = 90.0
+
+
+def _rim_strength(frame: np.ndarray, corners: np.ndarray, layout: Layout,
+                  spaces: np.ndarray) -> np.ndarray:
+    """(len(spaces),) how strong a disc's rim is round each space's middle: the edge
+    strength (Sobel, summed over the channels) a quarter of the way up round a circle of 0.34
+    to 0.42 of a space in radius, its centre moved up to 0.125 of a space, at its best. A
+    chip's rim is an edge all round; print is an edge in places."""
+    from .locate import straighten
+    cell = 32
+    board = straighten(frame, corners, layout, cell)
+    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    pad = 16
+    mag = np.pad(np.sqrt((gx * gx + gy * gy).sum(axis=2)), pad)
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    offs = np.arange(-4, 5, 2, dtype=np.float32)
+    dy, dx = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
+    rad = np.float32([0.34, 0.38, 0.42]) * cell
+    ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
+    oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
+    out = np.zeros(len(spaces), np.float32)
+    for k, i in enumerate(spaces):
+        r, c = divmod(int(i), layout.cols)
+        cx, cy = c * cell + cell / 2 + pad, r * cell + cell / 2 + pad
+        vals = mag[(cy + oy).astype(int), (cx + ox).astype(int)]       # (radii, offsets, angles)
+        out[k] = float(np.percentile(vals, 25, axis=2).max())
+    return out
 
 
 def best_turn(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
