@@ -474,11 +474,14 @@ def _bare_spaces(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> np.n
     chip = np.array([spread[i] * (230.0 / max(float(f.light[i].mean()), 12.0)) < 20
                      and colour[i] is not SpaceState.UNKNOWN for i in range(layout.size)])
     white = np.flatnonzero(chip & np.array([c is SpaceState.WHITE for c in colour]))
-    if len(white):
-        # a smooth, white middle is a white chip only with a disc's rim round it: a card
-        # whose middle is blank paper (a two, a faded print) looks just as smooth and white
-        # (session 17: on a faded, yellowed board 40 of 57 empty spaces were taken for white
-        # chips, leaving 3 of 18 bare pairs)
+    if len(white) and sum(not chip[i] and not chip[j] for i, j in twin_pairs(layout)) < 8:
+        # too few pairs bare to judge a grid by (check_grid): a smooth, white middle is a
+        # white chip only with a disc's rim round it, for a card whose middle is blank paper
+        # (a two, a faded print) looks just as smooth and white (session 17: on a faded,
+        # yellowed board 40 of 57 empty spaces were taken for white chips, leaving 3 of 18
+        # pairs bare). Only then: under a grid off the spaces, a middle of paper between
+        # two chips has no rim either, and the steps that settle a grid on the bare pairs
+        # would follow those (a dark table's board settled 0.5 of a space off, not 0.1)
         lit = np.array([max(float(f.light[i].mean()), 12.0) / 230.0 for i in white])
         chip[white] = _rim_strength(frame, corners, layout, white) / lit >= WHITE_RIM
     return ~chip
