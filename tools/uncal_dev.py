@@ -47,6 +47,9 @@ without a hand. Sets:
   outline, every pixel drawn 30 to 60 % of the way towards the paper's own colour (the
   brightest within 31 px), then tinted yellow by 5 to 20 % (blue down, red up a little);
   its edge fades with it; the chips on it are left as they are;
+- ``shadow``: a person's shadow across the board (no hand in view): a broad band, its
+  edge soft over 3 to 40 px, from a side of the picture across a third to two thirds of
+  the board, the light under it 35 to 70 % as bright and a little bluer (skylight);
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
   the table darkened or made busy a quarter of the time each.
 
@@ -110,6 +113,7 @@ def scene(kind: str, rng: np.random.Generator):
         cond = replace(cond, scale=float(rng.uniform(0.45, 0.65)),
                        tilt_deg=float(rng.uniform(0, 25)))
     extras_fold = int(rng.integers(1 << 30)) if kind == "fold" else None
+    extras_shadow = int(rng.integers(1 << 30)) if kind == "shadow" else None
     extras_faded = (float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.05, 0.2))) \
         if kind == "faded" else None
     extras_pale = (float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.3, 0.7))) \
@@ -144,6 +148,8 @@ def scene(kind: str, rng: np.random.Generator):
         extras["pale"] = extras_pale
     if extras_faded is not None:
         extras["faded"] = extras_faded
+    if extras_shadow is not None:
+        extras["shadow"] = extras_shadow
     u = rng.random()
     if kind == "busy" or (wild and u < 0.25):
         extras["busy"] = int(rng.integers(1 << 30))
@@ -297,10 +303,36 @@ def scene_frame(layout, rng: np.random.Generator, look, cond, fill, table_dim: f
         img = busy_table(img, r.corners, extras["busy"] + k)
     if "pattern" in extras:
         img = patterned_table(img, r.corners, extras["pattern"])
+    if "shadow" in extras:
+        img = person_shadow(img, r.grid_corners, extras["shadow"] + k)
     if "fold" in extras:
         img, grid = folded(img, r.corners, r.grid_corners, extras["fold"])
         r = replace(r, grid_corners=grid)
     return board, c, r, img
+
+
+def person_shadow(img: np.ndarray, grid: np.ndarray, seed: int) -> np.ndarray:
+    """A person's shadow (``shadow`` set): the half-plane beyond a line across the board,
+    at any angle, reaching a third to two thirds of the way across it, darkened to 35 to
+    70 % and tinted a little blue, its edge blurred over 3 to 40 px."""
+    import cv2
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    centre = np.float32(grid).mean(axis=0)
+    size = float(np.linalg.norm(np.float32(grid)[2] - np.float32(grid)[0])) / 1.414
+    ang = float(rng.uniform(0, 2 * np.pi))
+    n = np.float32([np.cos(ang), np.sin(ang)])
+    # the edge a third to two thirds of the way across the board, measured from its side
+    reach = float(rng.uniform(1 / 3, 2 / 3))
+    edge = centre + n * size * (0.5 - reach)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = (xx - edge[0]) * n[0] + (yy - edge[1]) * n[1]      # > 0 towards the shadowed side
+    soft = float(rng.uniform(3, 40))
+    m = 1 / (1 + np.exp(np.clip(-d / (soft / 4), -50, 50)))
+    dark = float(rng.uniform(0.35, 0.7))
+    tint = np.float32([1.05, 1.0, 0.93])                     # B, G, R: skylight
+    gain = 1 - m[..., None] * (1 - dark * tint)
+    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
 def faded(img: np.ndarray, empty: np.ndarray, outer: np.ndarray, fade: float,
@@ -475,7 +507,7 @@ def main(argv=None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="base",
                     help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern,"
-                         " fold, pale, far, faded"
+                         " fold, pale, far, faded, shadow"
                          " or wild"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
