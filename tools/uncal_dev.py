@@ -51,7 +51,9 @@ without a hand. Sets:
   edge soft over 3 to 40 px, from a side of the picture across a third to two thirds of
   the board, the light under it 35 to 70 % as bright and a little bluer (skylight);
 - ``wild``: each of the changes of ``tilt``/``lens``, ``dim``, ``glare`` half the time,
-  the table darkened or made busy a quarter of the time each.
+  the table darkened or made busy a quarter of the time each;
+- ``wild2``: as ``wild``, and a fold or a person's shadow each 30 % of the time, the
+  board faded or its chips paler (washed 10 to 30 %) each a quarter of the time.
 
 All of them are tuned looks changed by generic camera and photometric changes (no
 held-out family's code). ``--why`` says for each frame left unread which step lost it
@@ -119,7 +121,7 @@ def scene(kind: str, rng: np.random.Generator):
     extras_pale = (float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.3, 0.7))) \
         if kind == "pale" else None
     extras: dict = {}
-    wild = kind == "wild"
+    wild = kind in ("wild", "wild2")
     if kind == "tilt" or (wild and rng.random() < 0.25):
         cond = replace(cond, tilt_deg=float(rng.uniform(25, 35)), scale=float(rng.uniform(0.7, 0.88)),
                        distortion=float(rng.uniform(-0.1, 0.06)))
@@ -142,6 +144,15 @@ def scene(kind: str, rng: np.random.Generator):
         if rng.random() < 0.33:
             cond = replace(cond, tilt_deg=float(rng.uniform(20, 35)),
                            distortion=float(rng.uniform(-0.1, 0.06)))
+    if kind == "wild2":
+        # the later generic changes too, each now and then (drawn only for wild2, so that
+        # "wild" itself draws the same scenes as before)
+        extras_fold = int(rng.integers(1 << 30)) if rng.random() < 0.3 else None
+        extras_shadow = int(rng.integers(1 << 30)) if rng.random() < 0.3 else None
+        extras_faded = (float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.05, 0.2))) \
+            if rng.random() < 0.25 else None
+        extras_pale = (float(rng.uniform(0.1, 0.3)), float(rng.uniform(0.15, 0.4))) \
+            if rng.random() < 0.25 else None
     if extras_fold is not None:
         extras["fold"] = extras_fold
     if extras_pale is not None:
@@ -461,7 +472,8 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
                 if off > 0.25:
                     grid_off += 1
                     filled = sum(x is not SpaceState.EMPTY for x in board.states)
-                    print(f"  grid off {kind} {s}.{k} {look.describe()} tilt={cond.tilt_deg:.0f}"
+                    print(f"  grid off {kind} {s}.{k} {look.describe()}{_changes(extras)}"
+                          f" tilt={cond.tilt_deg:.0f}"
                           f" scale={cond.scale:.2f} fill={filled}"
                           f" by {off:.2f} of a space, {n - ok} spaces wrong",
                           file=sys.stderr, flush=True)
@@ -474,7 +486,8 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
                 if diagnose:
                     cause, detail = why(img, np.float32(g), layout)
                     causes[cause] += 1
-                    print(f"  unread {kind} {s}.{k} {look.describe()} tilt={cond.tilt_deg:.0f}"
+                    print(f"  unread {kind} {s}.{k} {look.describe()}{_changes(extras)}"
+                          f" tilt={cond.tilt_deg:.0f}"
                           f" scale={cond.scale:.2f} fill={sum(x is not SpaceState.EMPTY for x in board.states)}"
                           f" {cause}: {detail} | {reading.problem[:70]}", file=sys.stderr, flush=True)
                 if save:
@@ -490,6 +503,11 @@ def run(kind: str, scenes: int, seed: int, verbose: bool = False, save: str = ""
             "read_unknown": round(unknown / max(read_sp, 1), 4),
             "read_wrong": round(wrong / max(read_sp, 1), 4), "grid_off": grid_off,
             **({"causes": dict(causes)} if diagnose else {})}
+
+
+def _changes(extras: dict) -> str:
+    """The generic changes drawn over a scene's look, for the frames printed: " +fold+pale"."""
+    return "".join(f" +{k}" for k in extras)
 
 
 def darken_table(img: np.ndarray, outer: np.ndarray, factor: float) -> np.ndarray:
@@ -508,7 +526,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", default="base",
                     help="base, close, closer, edge, dark, full, tilt, lens, dim, glare, busy, pattern,"
                          " fold, pale, far, faded, shadow"
-                         " or wild"
+                         ", wild or wild2"
                          " (comma-separated)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--seed", type=int, default=11, help="any but the benchmark's (1)")
