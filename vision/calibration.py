@@ -242,7 +242,7 @@ def _confirmed_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarra
 
 def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     from .locate import find_outline, layout_template, orient, other_candidates
-    from .pairs import (TURN_PRINT, best_turn, centred_chips, check_grid, chips_centred,
+    from .pairs import (SETTLED_PRINT, best_turn, centred_chips, check_grid, chips_centred,
                         corners_on_chips, crowded_confirms, lattice_confirms, pairs_tell_turn,
                         print_sure, refine_grid, search_corners, settle_bare, settle_grid,
                         settle_on_chips, twin_mean)
@@ -279,8 +279,8 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     def print_tells(near: np.ndarray) -> bool:
         # a grid settled on the few bare pairs can take a wrong turn (session 11: a dark
         # board with 58 chips, 13 pairs bare under the turned grid, passed at rank 0.79):
-        # the print round the chips must say so too (TURN_PRINT pairs surely alike)
-        return print_sure(frame, near, layout) >= TURN_PRINT
+        # the print round the chips must say so too (SETTLED_PRINT pairs surely alike)
+        return print_sure(frame, near, layout) >= SETTLED_PRINT
 
     def centres_its_chips(centred: int, seen: int) -> bool:
         return seen < KEEP_CHIPS_FROM or centred >= KEEP_CHIPS_SHARE * seen

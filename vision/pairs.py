@@ -556,6 +556,13 @@ TOP_RANK = 0.999
 #: turn (tuned crowded boards, 60 to 80 % covered, the outline's corners: the right turn
 #: 0 to 25, the wrong ones at most 4 of 48; docs/vision.md, session 9)
 TURN_PRINT = 6
+#: a grid settled on the bare pairs (vision.calibration: a board in play whose outline or
+#: candidate the pairs did not confirm as found) needs this many pairs surely alike round
+#: the chips. Session 17: a heavily blurred, faded board had a candidate settled, its size
+#: too, onto a grid 1.7 spaces inside the board's: 6 (TURN_PRINT, the bar until then), its
+#: pairs confirming it at rank 0.82, every space read wrong. Right grids settled so on the
+#: tuned sets wild, dark (seed 125) and wild2 (seed 123): 8 to 35 (docs/vision.md)
+SETTLED_PRINT = 8
 TURN_PRINT_RATIO = 3.0
 
 
