@@ -501,19 +501,8 @@ def _rim_strength(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     to 0.42 of a space in radius, its centre moved up to 0.125 of a space, at its best. A
     chip's rim is an edge all round; print is an edge in places."""
     from .locate import straighten
-    cell = 32
-    board = straighten(frame, corners, layout, cell)
-    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-    pad = 16
-    mag = np.pad(np.sqrt((gx * gx + gy * gy).sum(axis=2)), pad)
-    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-    offs = np.arange(-4, 5, 2, dtype=np.float32)
-    dy, dx = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
-    rad = np.float32([0.34, 0.38, 0.42]) * cell
-    ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
-    oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
+    cell, pad = 32, 16
+    mag, ox, oy, _, _ = _circle_samples(straighten(frame, corners, layout, cell), cell, pad, 4)
     out = np.zeros(len(spaces), np.float32)
     for k, i in enumerate(spaces):
         r, c = divmod(int(i), layout.cols)
@@ -566,6 +555,25 @@ SETTLED_PRINT = 8
 TURN_PRINT_RATIO = 3.0
 
 
+def _circle_samples(board: np.ndarray, cell: int, pad: int, reach: int):
+    """For circles round a space's middle on a straightened ``board`` (``cell`` pixels a
+    space): the edge strength (Sobel, summed over the channels, padded by ``pad``), and
+    the sample points' offsets (radii 0.34, 0.38, 0.42 of a space; centres moved by up to
+    ``reach`` pixels in steps of 2; 48 angles), shaped (radii, centres, angles), with the
+    centres' offsets dx, dy."""
+    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.pad(np.sqrt((gx * gx + gy * gy).sum(axis=2)), pad)
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    offs = np.arange(-reach, reach + 1, 2, dtype=np.float32)
+    dy, dx = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
+    rad = np.float32([0.34, 0.38, 0.42]) * cell
+    ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
+    oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
+    return mag, ox, oy, dx, dy
+
+
 def chip_offsets(frame: np.ndarray, corners: np.ndarray, layout: Layout
                  ) -> list[tuple[int, float, float]]:
     """The coloured chips (smooth discs of a chip's colour, not white) under the grid and
@@ -584,18 +592,8 @@ def chip_offsets(frame: np.ndarray, corners: np.ndarray, layout: Layout
              and chip_colour(f.centre[i])[0] not in (SpaceState.UNKNOWN, SpaceState.WHITE)]
     if not chips:
         return []
-    g = cv2.GaussianBlur(board, (3, 3), 0).astype(np.float32)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
     pad = 16
-    mag = np.pad(np.sqrt((gx * gx + gy * gy).sum(axis=2)), pad)
-    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-    offs = np.arange(-10, 11, 2, dtype=np.float32)
-    dy, dx = (a.ravel() for a in np.meshgrid(offs, offs, indexing="ij"))
-    rad = np.float32([0.34, 0.38, 0.42]) * cell
-    # (radii, offsets, angles) sample points round a space's middle
-    ox = dx[None, :, None] + rad[:, None, None] * np.cos(ang)[None, None, :]
-    oy = dy[None, :, None] + rad[:, None, None] * np.sin(ang)[None, None, :]
+    mag, ox, oy, dx, dy = _circle_samples(board, cell, pad, 10)
     out = []
     for i in chips:
         r, c = divmod(i, layout.cols)
