@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import socket
 import stat
 
 import pytest
@@ -15,6 +14,7 @@ from seqboard.commands.demo import start_dashboard
 from seqboard.indicators.terminal import NOTES, TerminalIndicator
 from seqboard.loop import Commands, read_keys
 
+from ..ports import free_port
 from .helpers import write_config
 
 
@@ -24,11 +24,6 @@ def clean_notes():
     yield
     NOTES.clear()
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_set_key_keeps_the_file_and_creates_a_private_one(tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 
@@ -12,15 +11,11 @@ import httpx2 as httpx
 from firmware_bridge.emulator import Emulator
 
 from ..app.helpers import write_config
+from ..ports import free_port
 from ..waiting import wait_until
 
 H = {"X-Seqboard": "1"}
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait(cond, timeout=20.0):
@@ -30,7 +25,7 @@ def _wait(cond, timeout=20.0):
 def test_new_game_and_resume_from_the_page(tmp_path):
     emu = Emulator(10, 10)
     url = emu.start_tcp()
-    port = _free_port()
+    port = free_port()
     cfg = write_config(tmp_path, sensing={"source": "matrix"}, matrix={"port": url},
                        gpio={"enabled": False},
                        dashboard={"port": port, "pin": "4321", "host": "127.0.0.1"})

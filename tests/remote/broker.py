@@ -13,13 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..ports import free_port  # noqa: F401  (the remote tests take it from here)
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Broker:
