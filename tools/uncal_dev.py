@@ -256,8 +256,9 @@ def _err(quad, g, space) -> float:
 def why(img: np.ndarray, g: np.ndarray, layout) -> tuple[str, str]:
     """Which step lost a frame left unread (the true grid ``g`` known), and the figures
     that say so: ``outline`` (no quadrilateral found within a quarter of a space of the
-    grid: the outline finder's message or error), ``pairs`` (the pairs do not confirm even the true grid), or
-    ``lost`` (the true grid is confirmed, and a candidate lay near it, but the steps
+    grid, the field network's quadrilaterals among them: the outline finder's message or
+    error, and ``net=`` the field network's nearest), ``pairs`` (the pairs do not confirm
+    even the true grid), or ``lost`` (the true grid is confirmed, and a candidate lay near it, but the steps
     refused or lost it: turn, settling, crowded board)."""
     from vision.locate import BoardNotFound, find_outline, other_candidates
     from vision.pairs import bare_pairs, check_grid, outside_frame
@@ -275,12 +276,16 @@ def why(img: np.ndarray, g: np.ndarray, layout) -> tuple[str, str]:
                 pass
     outline_err = _err(quads[0], g, space) if quads else None
     quads += other_candidates(img)
+    from vision.fieldnet import field_quads
+    seen = field_quads(img)             # the field network's, asked last (session 18)
+    net = min((_err(q, g, space) for q in seen), default=99.0)
+    quads += seen
     errs = [_err(q, g, space) for q in quads]
     near = min(errs) if errs else 99.0
     chk = check_grid(img, np.float32(g), layout, chips=True)
     nbare = len(bare_pairs(img, np.float32(g), layout))
     detail = (f"outline={'%.2f' % outline_err if outline_err is not None else msg!s} "
-              f"nearest={near:.2f} bare={nbare} out={out} truth_rank={chk.rank:.2f}")
+              f"nearest={near:.2f} net={net:.2f} bare={nbare} out={out} truth_rank={chk.rank:.2f}")
     if near > 0.25:
         return "outline", detail
     if not chk.ok:
