@@ -77,6 +77,7 @@ import numpy as np  # noqa: E402
 from engine.game import builtin_layout  # noqa: E402
 from engine.observation import Observation, SpaceState  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
+from vision.fieldnet import MODEL_PATH as FIELD_MODEL  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.synth import CONDITION_KINDS, random_board, random_conditions, render  # noqa: E402
 
@@ -333,7 +334,17 @@ def timing(width: int, height: int, frames: int, seed: int) -> dict:
         t0 = time.perf_counter()
         fresh.locate(images[k % len(images)])
         locate_ms.append((time.perf_counter() - t0) * 1000)
+    # the field network (vision/fieldnet.py), which the board finder asks last, when no other
+    # candidate is confirmed: one pass over the picture
+    from vision.fieldnet import field_map
+    field_map(images[0])
+    field_ms = []
+    for k in range(max(5, frames // 10)):
+        t0 = time.perf_counter()
+        field_map(images[k % len(images)])
+        field_ms.append((time.perf_counter() - t0) * 1000)
     return {"ms": statistics.median(total), "cpu_ms": statistics.median(cpu),
+            "field_ms": statistics.median(field_ms),
             "classify_ms": statistics.median(classify_ms),
             "model_ms": statistics.median(model_ms),
             "veto_ms": statistics.median(veto_ms),
@@ -442,6 +453,9 @@ def main(argv=None) -> int:
         "veto_ms_per_frame": round(t720["veto_ms"], 2),
         "locate_ms_720p": round(t720["locate_ms"], 2),
         "locate_ms_1080p": round(t1080["locate_ms"], 2),
+        # the field network's one pass (asked only when the board's outline is lost)
+        "field_net_ms_720p": round(t720["field_ms"], 2),
+        "field_net_kb": round(FIELD_MODEL.stat().st_size / 1024, 1),
         "by_condition": {k: {"space_accuracy": round(v["space_accuracy"], 6),
                              "board_accuracy": round(v["board_accuracy"], 4),
                              "frames": v["frames"]} for k, v in by.items()},
@@ -469,7 +483,8 @@ def main(argv=None) -> int:
         print(f"  e.g. {e}")
     for name, t in (("1280 x 720", t720), ("1920 x 1080", t1080)):
         print(f"{name}: {t['ms']:.2f} ms per calibrated frame (classify {t['classify_ms']:.2f} ms); "
-              f"finding the board without calibration {t['locate_ms']:.1f} ms")
+              f"finding the board without calibration {t['locate_ms']:.1f} ms; the field "
+              f"network's pass {t['field_ms']:.1f} ms")
     for k, v in result.items():
         if k.startswith("video_"):
             print(f"{k}: {v}")
