@@ -434,8 +434,11 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
     # these a frame no candidate above came within two spaces of); confirmed by the pairs
     # like every other, and asked only here, so that no board read without it is read
     # otherwise
+    # (a region within half a space of a candidate already tried, its corner search of a
+    # space round included, is nothing new: not tried again, which would only double the
+    # time a board the pairs refuse takes to be refused)
     from .fieldnet import field_quads
-    seen = [q for q in field_quads(frame) if all(np.abs(q - t).max() > 4 for t in quads)]
+    seen = [q for q in field_quads(frame) if not any(_near(q, t, layout) for t in quads)]
     if seen:
         start = len(quads)
         quads.extend(seen)
@@ -445,6 +448,16 @@ def _found_grid(frame: np.ndarray, layout, chips: bool = False) -> np.ndarray:
             return grid
     raise problem or BoardNotFound(
         "no board found: make sure the whole board is in view, evenly lit, with nothing on its edge")
+
+
+def _near(quad: np.ndarray, tried: np.ndarray, layout, within: float = 0.5) -> bool:
+    """Whether every corner of ``quad`` lies within ``within`` of a space (the size of
+    ``tried``'s spaces) of ``tried``'s, in one of its four turns."""
+    q, t = np.float32(quad), np.float32(tried)
+    side = max(float(np.linalg.norm(t[i] - t[(i + 1) % 4])) for i in range(4))
+    space = side / max(layout.rows, layout.cols)
+    return min(float(np.linalg.norm(np.roll(q, -k, axis=0) - t, axis=1).max())
+               for k in range(4)) < within * space
 
 
 def _first_confirmed(quads, ks, first: bool, attempt, frame, layout, chips: bool,
