@@ -561,19 +561,21 @@ def test_the_print_round_the_chips_tells_the_turn_and_a_turned_grid_is_never_tak
         assert found is not None and np.abs(found - grid).max() < 1.0, turn
 
 
-def test_a_board_whose_print_cannot_tell_its_turn_is_refused_never_read_turned():
+def test_a_plain_board_whose_print_tells_its_turn_only_once_settled_is_never_read_turned():
     # 77 of 100 spaces covered on a plain printing: no pair of twins bare, and round the
     # chips the corners' small index is no more alike under the right turn than under a
-    # wrong one (tools/uncal_dev.py's "full" set, seed 72, scene 11): not read, and the
-    # reason said
+    # wrong one as drawn (tools/uncal_dev.py's "full" set, seed 72, scene 11). Each turn
+    # settled on its own pairs' print (session 19), the right one tells (10 pairs surely
+    # alike, the others 3 at most): whatever turn the chips' lattice starts from, the grid
+    # it gives is the right way round; and the board is never read turned
     r = _scene("art=plain,board=worn,chips=opaque,table=cloth,hand=sleeve,light=daylight,"
                "camera=angled,seed=951046815", PLAIN_COVERED, 1.00774, 147949069)
     grid = np.float32(r.grid_corners)
-    for turn in range(4):
-        assert lattice_confirms(r.image, np.roll(grid, -turn, axis=0), LAYOUT) is None
+    for turn in (1, 2):
+        found = lattice_confirms(r.image, np.roll(grid, -turn, axis=0), LAYOUT)
+        assert found is not None and np.abs(found - grid).max() < 0.25 * _space(r), turn
     reading = BoardReader(None, LAYOUT).read(r.image)
-    assert not reading.found
-    assert "the grid does not lie on the board's spaces" in reading.problem
+    assert not reading.found or np.abs(reading.corners - grid).max() < 0.25 * _space(r)
 
 
 def test_a_grid_settled_inside_a_crowded_board_off_its_chips_is_refused_never_read():
@@ -965,3 +967,33 @@ def test_a_grid_found_right_is_not_polished_off_the_chips_by_a_dim_corner():
     r = _scene(look, POLISHED_OFF, 0.5293196168383396, 834067018, **cond)
     image = mixed_light(r.image, 4647.882163846673, 5064.766670341054, 0.8088756069847064)
     _read_first_frame(image, r, most_wrong=2)
+
+
+CROWDED_LAMP = """\
+. B . R B R . W R .
+. G W R B . W . W G
+G W B B G R R R B R
+R . B G . R B . W B
+B R G . . B R W R .
+R B W B . B . B G .
+W R W W R B R R G W
+R W . B R G G . R .
+R R R B . W B G R .
+. G R . R . B B B ."""
+
+
+def test_a_crowded_board_whose_outline_is_a_twentieth_of_a_space_off_tells_its_turn_once_settled():
+    # 75 of 100 spaces covered, no pair of twins bare (tools/uncal_dev.py's "full" set,
+    # seed 153, scene 8): the chips confirm the outline's grid, but round them the print
+    # is a few pixels of each space's corners, blurred away by a grid 0.05 of a space off
+    # (1 pair surely alike under the right turn). Each turn settled on its own pairs'
+    # print, the right one has 8 and the others at most 1: read the right way round
+    # (refused before session 19)
+    r = _scene("art=shipped,board=worn,chips=opaque,table=cloth,hand=bare,light=lamp,"
+               "camera=overhead,seed=764047781", CROWDED_LAMP, 0.9490566479114949,
+               1029392866, tilt_deg=4.518014440827845, rotation_deg=-134.6035313747061,
+               scale=0.8056936800740855, offset=(0.034084313866451256, 0.003613387728442191),
+               kelvin=2957.490337641582, uneven=0.2567311486178086,
+               shadow=0.39934150492222403, noise=2.1525339866632076, light_seed=275062208)
+    assert not bare_pairs(r.image, np.float32(r.grid_corners), LAYOUT)
+    _read_first_frame(r.image, r, most_wrong=1)
