@@ -356,13 +356,22 @@ def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
         return np.float32(corners)
     pa = np.array([p[0] for p in pairs])
     pb = np.array([p[1] for p in pairs])
+    return _climb(corners, layout, lambda c: _twin_mean(frame, c, layout, pa, pb), steps,
+                  passes)
+
+
+def _climb(corners: np.ndarray, layout: Layout, score, steps: tuple[float, ...],
+           passes: int) -> np.ndarray:
+    """Each corner of the grid moved a step at a time along the board's own rows and
+    columns (in the first guess's board coordinates), while ``score`` of the grid's
+    corners grows; each step size in turn, at most ``passes`` rounds each."""
     unit = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
     grid = unit.copy()                      # the corners in the first guess's board coordinates
     h0 = _grid_homography(corners, layout)
 
     def image(g):
         return cv2.perspectiveTransform(np.float32(g)[None], h0)[0]
-    best = _twin_mean(frame, image(grid), layout, pa, pb)
+    best = score(image(grid))
     for step in steps:
         for _ in range(passes):
             moved = False
@@ -371,9 +380,9 @@ def refine_grid(frame: np.ndarray, corners: np.ndarray, layout: Layout,
                     for sign in (1, -1):
                         g = grid.copy()
                         g[k, axis] += sign * step
-                        score = _twin_mean(frame, image(g), layout, pa, pb)
-                        if score > best + 1e-4:
-                            best, grid, moved = score, g, True
+                        here = score(image(g))
+                        if here > best + 1e-4:
+                            best, grid, moved = here, g, True
                             break
             if not moved:
                 break
@@ -750,28 +759,8 @@ def refine_print(frame: np.ndarray, corners: np.ndarray, layout: Layout,
     pb = np.array([p[1] for p in pairs])
     free = _bare_spaces(frame, corners, layout)
     bare = free[pa] & free[pb]
-    unit = np.float32([[0, 0], [layout.cols, 0], [layout.cols, layout.rows], [0, layout.rows]])
-    grid = unit.copy()
-    h0 = _grid_homography(corners, layout)
-
-    def image(g):
-        return cv2.perspectiveTransform(np.float32(g)[None], h0)[0]
-    best = _print_mean(frame, image(grid), layout, pa, pb, bare)
-    for step in steps:
-        for _ in range(passes):
-            moved = False
-            for k in range(4):
-                for axis in (0, 1):
-                    for sign in (1, -1):
-                        g = grid.copy()
-                        g[k, axis] += sign * step
-                        score = _print_mean(frame, image(g), layout, pa, pb, bare)
-                        if score > best + 1e-4:
-                            best, grid, moved = score, g, True
-                            break
-            if not moved:
-                break
-    return image(grid)
+    return _climb(corners, layout, lambda c: _print_mean(frame, c, layout, pa, pb, bare),
+                  steps, passes)
 
 
 def print_sure(frame: np.ndarray, corners: np.ndarray, layout: Layout) -> int:
